@@ -1,0 +1,223 @@
+#!/bin/sh
+# Host-side unit tests for rdma-lab; no RDMA device needed.
+#   sh tests/unit/run.sh        (or: make unit)
+# One "PASS name" / "FAIL name: why" line per check, then "N passed,
+# M failed".  Exit status 1 if anything failed.
+set -u
+cd "$(dirname "$0")/../.." || exit 1
+
+BIN=tests/bin
+# The flags of the Makefile.
+ccw() {
+	cc -std=gnu11 -O2 -g -Wall -Wextra -Werror "$@"
+}
+mkdir -p "$BIN"
+pass=0
+fail=0
+
+ok() {
+	echo "PASS $1"
+	pass=$((pass + 1))
+}
+
+ko() {
+	echo "FAIL $1: $2"
+	fail=$((fail + 1))
+}
+
+# ---- C unit tests: exchange message, GID choice, helpers ----
+if ccw -Wno-unused-function -o "$BIN/test_unit" \
+	tests/unit/test_unit.c -libverbs 2>"$BIN/cc.err"; then
+	"$BIN/test_unit" >"$BIN/test_unit.out" 2>&1
+	rc=$?
+	cat "$BIN/test_unit.out"
+	p=$(grep -c '^PASS ' "$BIN/test_unit.out")
+	f=$(grep -c '^FAIL ' "$BIN/test_unit.out")
+	pass=$((pass + p))
+	fail=$((fail + f))
+	if [ "$rc" -ne 0 ] && [ "$f" -eq 0 ]; then
+		ko test_unit_exit "exit status $rc without a FAIL line"
+	fi
+else
+	ko test_unit_build "$(head -n 1 "$BIN/cc.err")"
+fi
+
+# ---- both programs build warning-free ----
+for src in solution lab; do
+	if ccw -o "$BIN/$src-rdma-lab" "$src/main.c" -libverbs \
+		2>"$BIN/cc.err"; then
+		ok "build_$src"
+	else
+		ko "build_$src" "$(head -n 1 "$BIN/cc.err")"
+	fi
+done
+SOL=$BIN/solution-rdma-lab
+LAB=$BIN/lab-rdma-lab
+
+# ---- argument errors: exit 2 and exactly one line on stderr ----
+# usage: bad_args NAME PROGRAM ARGS...
+bad_args() {
+	name=$1
+	prog=$2
+	shift 2
+	"$prog" "$@" >"$BIN/args.out" 2>"$BIN/args.err"
+	rc=$?
+	lines=$(wc -l <"$BIN/args.err")
+	if [ "$rc" -ne 2 ]; then
+		ko "$name" "exit status $rc, want 2 ($*)"
+	elif [ "$lines" -ne 1 ]; then
+		ko "$name" "$lines lines on stderr, want 1 ($*)"
+	elif [ -s "$BIN/args.out" ]; then
+		ko "$name" "wrote to stdout ($*)"
+	else
+		ok "$name"
+	fi
+}
+
+bad_args args_unknown_option "$SOL" --bogus
+bad_args args_unknown_short "$SOL" -x
+bad_args args_missing_value "$SOL" -p
+bad_args args_port_text "$SOL" -p abc
+bad_args args_port_zero "$SOL" -p 0
+bad_args args_port_big "$SOL" -p 65536
+bad_args args_port_negative "$SOL" -p -1
+bad_args args_ib_port_zero "$SOL" -i 0
+bad_args args_gid_negative "$SOL" -g -5
+bad_args args_gid_junk "$SOL" -g 1x
+bad_args args_size_zero "$SOL" -s 0
+bad_args args_size_huge "$SOL" -s 99999999999
+bad_args args_timeout_zero "$SOL" -t 0
+bad_args args_imm_33bit "$SOL" --imm 0x1ffffffff
+bad_args args_imm_junk "$SOL" --imm 12z
+bad_args args_imm_bare_0x "$SOL" --imm 0x
+bad_args args_empty_message "$SOL" -m ""
+bad_args args_two_hosts "$SOL" host1 host2
+bad_args args_message_over_size "$SOL" -s 4 -m hello host
+bad_args args_write_over_size "$SOL" -s 4 -m hi -w hello host
+bad_args args_skeleton_same "$LAB" -p abc
+
+if "$SOL" -h >"$BIN/help.out" 2>&1 && grep -q 18515 "$BIN/help.out" &&
+	grep -q 4096 "$BIN/help.out"; then
+	ok args_help_shows_defaults
+else
+	ko args_help_shows_defaults "-h failed or lacks the defaults"
+fi
+
+# ---- skeleton drift: lab/main.c is what the generator makes ----
+if awk -f solution/mkskeleton.awk solution/main.c >"$BIN/main.c.gen" \
+	2>"$BIN/gen.err"; then
+	if cmp -s "$BIN/main.c.gen" lab/main.c; then
+		ok skeleton_no_drift
+	else
+		ko skeleton_no_drift "lab/main.c is stale: run make lab"
+	fi
+else
+	ko skeleton_no_drift "generator failed: $(head -n 1 "$BIN/gen.err")"
+fi
+if grep -q 'SOLUTION' lab/main.c; then
+	ko skeleton_no_markers "lab/main.c still contains solution markers"
+else
+	ok skeleton_no_markers
+fi
+todos=$(grep -c 'return lab_todo(ctx, "' lab/main.c)
+if [ "$todos" -eq 9 ]; then
+	ok skeleton_nine_todos
+else
+	ko skeleton_nine_todos "$todos stubs, want 9"
+fi
+
+# ---- the generator rejects bad markers, naming the line ----
+# usage: bad_markers NAME EXPECTED-STDERR-TEXT  (input on stdin)
+bad_markers() {
+	cat >"$BIN/bad.c"
+	if awk -f solution/mkskeleton.awk "$BIN/bad.c" >"$BIN/bad.out" \
+		2>"$BIN/bad.err"; then
+		ko "$1" "generator accepted it"
+	elif ! grep -q "$2" "$BIN/bad.err"; then
+		ko "$1" "stderr '$(head -n 1 "$BIN/bad.err")' lacks '$2'"
+	else
+		ok "$1"
+	fi
+}
+
+bad_markers gen_rejects_nested 'bad.c:3: nested' <<'X'
+int f(void) {
+	/* BEGIN SOLUTION a */
+	/* BEGIN SOLUTION b */
+	/* END SOLUTION */
+	/* END SOLUTION */
+}
+X
+bad_markers gen_rejects_unclosed 'unclosed region a opened at line 2' <<'X'
+int f(void) {
+	/* BEGIN SOLUTION a */
+	return 0;
+}
+X
+bad_markers gen_rejects_unnamed 'bad.c:2: BEGIN SOLUTION without a region' <<'X'
+int f(void) {
+	/* BEGIN SOLUTION */
+	/* END SOLUTION */
+}
+X
+bad_markers gen_rejects_duplicate 'bad.c:6: duplicate region name a' <<'X'
+int f(void) {
+	/* BEGIN SOLUTION a */
+	/* END SOLUTION */
+}
+int g(void) {
+	/* BEGIN SOLUTION a */
+	/* END SOLUTION */
+}
+X
+bad_markers gen_rejects_stray_end 'bad.c:2: END SOLUTION without' <<'X'
+int f(void) {
+	/* END SOLUTION */
+}
+X
+bad_markers gen_rejects_malformed 'bad.c:2: malformed' <<'X'
+int f(void) {
+	// BEGIN SOLUTION a
+	/* END SOLUTION */
+}
+X
+bad_markers gen_rejects_no_regions 'no solution regions' <<'X'
+int f(void) { return 0; }
+X
+
+# ---- running on this host (no RDMA): clean failures, no crash ----
+"$LAB" >"$BIN/run.out" 2>"$BIN/run.err"
+rc=$?
+if [ "$rc" -eq 1 ] && [ ! -s "$BIN/run.out" ] &&
+	[ "$(head -n 1 "$BIN/run.err")" = \
+		"lab open_device FAIL: TODO open_device is not implemented" ]; then
+	ok skeleton_stops_at_open_device
+else
+	ko skeleton_stops_at_open_device \
+		"status $rc, stderr '$(head -n 1 "$BIN/run.err")'"
+fi
+"$SOL" -t 1 >"$BIN/run.out" 2>"$BIN/run.err"
+rc=$?
+if [ "$rc" -eq 1 ] && grep -q '^lab open_device FAIL: ' "$BIN/run.err"; then
+	ok solution_fails_cleanly_without_rdma
+else
+	ko solution_fails_cleanly_without_rdma \
+		"status $rc, stderr '$(head -n 1 "$BIN/run.err")'"
+fi
+
+# ---- formatting ----
+if command -v clang-format >/dev/null 2>&1; then
+	for f in solution/main.c lab/main.c tests/unit/test_unit.c; do
+		if clang-format --dry-run --Werror "$f" >"$BIN/fmt.err" 2>&1; then
+			ok "clang_format_$(echo "$f" | tr '/.' '__')"
+		else
+			ko "clang_format_$(echo "$f" | tr '/.' '__')" \
+				"$(head -n 1 "$BIN/fmt.err")"
+		fi
+	done
+else
+	ko clang_format "clang-format is not installed"
+fi
+
+echo "$pass passed, $fail failed"
+[ "$fail" -eq 0 ]
