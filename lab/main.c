@@ -775,6 +775,8 @@ int lab_post_send(struct lab_ctx *ctx, struct ibv_send_wr *wr)
 	uint32_t len = 0, mtu = ctx->path_mtu ? ctx->path_mtu : 256;
 	int i, ret;
 
+	if (!ctx->qp)
+		return lab_fail(ctx, "lab_post_send: ctx->qp is NULL");
 	for (i = 0; i < wr->num_sge; i++)
 		len += wr->sg_list[i].length;
 	ctx->posted = (struct lab_posted){
@@ -860,6 +862,10 @@ int lab_wait_wc(struct lab_ctx *ctx, struct ibv_wc *wc)
 {
 	int64_t deadline = lab_now_ms() + ctx->opt.timeout * 1000LL;
 	bool armed = false, watch_peer = ctx->sock >= 0;
+
+	if (!ctx->cq || !ctx->channel)
+		return lab_fail(
+		    ctx, "lab_wait_wc needs ctx->cq and its ctx->channel");
 
 	for (;;) {
 		struct pollfd pfd[2] = {
@@ -1095,6 +1101,8 @@ static int lab_query_qp(struct lab_ctx *ctx, struct ibv_qp_attr *attr,
 	struct ibv_qp_init_attr init;
 	int ret;
 
+	if (!ctx->qp)
+		return lab_fail(ctx, "the step returned 0 but ctx->qp is NULL");
 	ret = ibv_query_qp(ctx->qp, attr,
 			   IBV_QP_STATE | IBV_QP_AV | IBV_QP_PATH_MTU |
 			       IBV_QP_DEST_QPN | IBV_QP_RQ_PSN | IBV_QP_SQ_PSN |
