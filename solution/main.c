@@ -997,7 +997,7 @@ static int step_open_device(struct lab_ctx *ctx)
 			      "(opensm)");
 		goto out;
 	}
-	tab = calloc(ctx->port_attr.gid_tbl_len, sizeof(*tab));
+	tab = calloc(ctx->port_attr.gid_tbl_len + 1, sizeof(*tab));
 	if (!tab) {
 		lab_fail_verb(ctx, "calloc", errno);
 		goto out;
@@ -1053,13 +1053,10 @@ static int step_create_resources(struct lab_ctx *ctx)
 	bool server = !ctx->opt.host;
 	struct ibv_qp_init_attr init = {
 	    .qp_type = IBV_QPT_RC,
-	    .cap =
-		{
-		    .max_send_wr = LAB_SEND_DEPTH,
-		    .max_recv_wr = LAB_RECV_SLOTS,
-		    .max_send_sge = 1,
-		    .max_recv_sge = 1,
-		},
+	    .cap.max_send_wr = LAB_SEND_DEPTH,
+	    .cap.max_recv_wr = LAB_RECV_SLOTS,
+	    .cap.max_send_sge = 1,
+	    .cap.max_recv_sge = 1,
 	    /* Only signaled sends complete: we ask for each one. */
 	    .sq_sig_all = 0,
 	};
@@ -1219,20 +1216,14 @@ static int step_connect(struct lab_ctx *ctx)
 	    .rq_psn = rem->psn,
 	    .max_dest_rd_atomic = 1,
 	    .min_rnr_timer = LAB_QP_MIN_RNR_TIMER,
-	    .ah_attr =
-		{
-		    .dlid = rem->lid,
-		    .sl = 0,
-		    .src_path_bits = 0,
-		    .port_num = ctx->opt.ib_port,
-		    .is_global = grh,
-		    .grh =
-			{
-			    .dgid = rem->gid,
-			    .sgid_index = grh ? ctx->gid_idx : 0,
-			    .hop_limit = LAB_HOP_LIMIT,
-			},
-		},
+	    .ah_attr.dlid = rem->lid,
+	    .ah_attr.sl = 0,
+	    .ah_attr.src_path_bits = 0,
+	    .ah_attr.port_num = ctx->opt.ib_port,
+	    .ah_attr.is_global = grh,
+	    .ah_attr.grh.dgid = rem->gid,
+	    .ah_attr.grh.sgid_index = grh ? ctx->gid_idx : 0,
+	    .ah_attr.grh.hop_limit = LAB_HOP_LIMIT,
 	};
 	ret = ibv_modify_qp(ctx->qp, &rtr,
 			    IBV_QP_STATE |	  // RESET/INIT/RTR/RTS
@@ -1407,11 +1398,8 @@ static int step_write(struct lab_ctx *ctx)
 	    .num_sge = 1,
 	    .opcode = IBV_WR_RDMA_WRITE,
 	    .send_flags = IBV_SEND_SIGNALED,
-	    .wr.rdma =
-		{
-		    .remote_addr = ctx->remote.addr,
-		    .rkey = ctx->remote.rkey,
-		},
+	    .wr.rdma.remote_addr = ctx->remote.addr,
+	    .wr.rdma.rkey = ctx->remote.rkey,
 	};
 	struct ibv_wc wc;
 
