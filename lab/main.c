@@ -555,12 +555,14 @@ static int lab_io(struct lab_ctx *ctx, bool out, void *buf, size_t len,
 	return 0;
 }
 
-static int lab_sock_setup(int fd)
+static int lab_sock_setup(struct lab_ctx *ctx)
 {
 	int one = 1;
 
 	/* Small sync messages must not wait for Nagle. */
-	return setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+	if (setsockopt(ctx->sock, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one)))
+		return lab_fail_verb(ctx, "setsockopt(TCP_NODELAY)", errno);
+	return 0;
 }
 
 static int lab_listen(int family, int port)
@@ -623,7 +625,7 @@ static int lab_tcp_accept(struct lab_ctx *ctx)
 				ctx->opt.tcp_port, ctx->opt.timeout);
 	if (ctx->sock < 0)
 		return lab_fail_verb(ctx, "accept", errno);
-	return lab_sock_setup(ctx->sock);
+	return lab_sock_setup(ctx);
 }
 
 /* One non-blocking connect, bounded by deadline.  Returns fd or -1. */
@@ -683,7 +685,7 @@ static int lab_tcp_connect(struct lab_ctx *ctx)
 				"for %d s)",
 				ctx->opt.host, ctx->opt.tcp_port,
 				ctx->opt.timeout);
-	return lab_sock_setup(ctx->sock);
+	return lab_sock_setup(ctx);
 }
 
 /* Server: wait for one client.  Client: connect to HOST. */

@@ -6,6 +6,8 @@
 #define LAB_NO_MAIN
 #include "../../solution/main.c"
 
+#include <sys/wait.h>
+
 static int failures;
 
 static void check(bool cond, const char *name, const char *why)
@@ -196,11 +198,92 @@ static void test_helpers(void)
 	      "mtu_conversions", "lab_mtu_bytes/lab_mtu_enum disagree");
 }
 
+/* ---- TCP exchange over loopback: a forked server and this client ---- */
+
+static struct lab_ctx tcp_ctx(const char *host, int port, int timeout)
+{
+	struct lab_ctx c = {.sock = -1, .step = "exchange"};
+
+	c.opt.host = host;
+	c.opt.tcp_port = port;
+	c.opt.timeout = timeout;
+	c.buf_len = 4096;
+	return c;
+}
+
+/* Child: serve one exchange as the lab server would; exit 0 on success. */
+static int tcp_server(int port, bool junk)
+{
+	struct lab_ctx s = tcp_ctx(NULL, port, 5);
+	uint8_t bad[LAB_WIRE_SIZE] = {'J', 'U', 'N', 'K'};
+
+	s.local = sample;
+	s.local.qpn = 0x000042;
+	if (lab_tcp_open(&s))
+		return 1;
+	if (junk)
+		return lab_io(&s, true, bad, sizeof(bad), "junk") ? 1 : 0;
+	if (lab_exchange_dest(&s) || lab_barrier(&s) || lab_recv_write_done(&s))
+		return 1;
+	return s.remote.qpn == 0x000043 && s.write_len == 21 ? 0 : 1;
+}
+
+static int tcp_port_base(void)
+{
+	return 20000 + getpid() % 20000;
+}
+
+static void test_tcp(void)
+{
+	int port = tcp_port_base(), status;
+	struct lab_ctx c = tcp_ctx("127.0.0.1", port, 5);
+	int64_t t0;
+	pid_t pid;
+
+	fflush(stdout);
+	pid = fork();
+	if (pid == 0)
+		_exit(tcp_server(port, false));
+	c.local = sample;
+	c.local.qpn = 0x000043;
+	/* The client retries until the child listens. */
+	check(lab_tcp_open(&c) == 0 && lab_exchange_dest(&c) == 0,
+	      "tcp_exchange", "client side of the exchange failed");
+	check(c.remote.qpn == 0x000042 && c.remote.addr == sample.addr,
+	      "tcp_exchange_fields", "client decoded other values");
+	check(lab_barrier(&c) == 0 && lab_send_write_done(&c, 21) == 0,
+	      "tcp_barrier_and_notice", "barrier or write notice failed");
+	waitpid(pid, &status, 0);
+	check(WIFEXITED(status) && WEXITSTATUS(status) == 0, "tcp_server_side",
+	      "server side failed");
+	close(c.sock);
+
+	/* A peer that sends 52 bytes of junk is rejected. */
+	c = tcp_ctx("127.0.0.1", port + 1, 5);
+	c.local = sample;
+	fflush(stdout);
+	pid = fork();
+	if (pid == 0)
+		_exit(tcp_server(port + 1, true));
+	check(lab_tcp_open(&c) == 0 && lab_exchange_dest(&c) != 0,
+	      "tcp_rejects_junk_peer", "junk was accepted");
+	waitpid(pid, &status, 0);
+	close(c.sock);
+
+	/* Nobody listening: give up after -t, not before, not much later. */
+	c = tcp_ctx("127.0.0.1", port + 2, 1);
+	t0 = lab_now_ms();
+	check(lab_tcp_open(&c) != 0 && lab_now_ms() - t0 >= 800 &&
+		  lab_now_ms() - t0 < 2500,
+	      "tcp_no_server_times_out", "wrong result or timing");
+}
+
 int main(void)
 {
 	test_round_trip();
 	test_rejections();
 	test_gid_choice();
 	test_helpers();
+	test_tcp();
 	return failures ? 1 : 0;
 }
