@@ -1234,8 +1234,8 @@ static int lab_report_sent(struct lab_ctx *ctx, const char *step,
 	const struct lab_posted *p = &ctx->posted;
 
 	if (p->opcode != opcode || p->len == 0)
-		return lab_fail(ctx, "the step returned 0 but did not post "
-				     "the expected work request");
+		return lab_fail(ctx, "no matching work request went through "
+				     "lab_post_send()");
 	printf("lab %s ok", step);
 	if (opcode == IBV_WR_RDMA_WRITE)
 		printf(" remote_addr=0x%" PRIx64 " rkey=0x%x", p->remote_addr,
