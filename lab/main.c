@@ -761,12 +761,14 @@ int lab_recv_write_done(struct lab_ctx *ctx)
 int lab_check_fits(struct lab_ctx *ctx, const char *what, size_t len)
 {
 	if (len > ctx->buf_len)
-		return lab_fail(ctx,
-				"%s is %zu bytes, the local buffer %u (-s)",
-				what, len, ctx->buf_len);
+		return lab_fail(
+		    ctx,
+		    "%s is %zu bytes, larger than the local buffer (%u, -s)",
+		    what, len, ctx->buf_len);
 	if (len > ctx->remote.len)
-		return lab_fail(ctx, "%s is %zu bytes, the peer's buffer %u",
-				what, len, ctx->remote.len);
+		return lab_fail(
+		    ctx, "%s is %zu bytes, larger than the peer's buffer (%u)",
+		    what, len, ctx->remote.len);
 	return 0;
 }
 
