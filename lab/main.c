@@ -50,7 +50,7 @@
 #define LAB_MAX_TIMEOUT	    3600
 #define LAB_CQ_DEPTH	    16
 #define LAB_SEND_DEPTH	    4
-#define LAB_RECV_SLOTS	    2 /* one for the SEND, one for SEND with imm */
+#define LAB_RECV_SLOTS	    2 /* SEND, SEND with imm */
 
 /*
  * Transport timers (ibv_modify_qp(3), RTR/RTS).  A lost ACK is retried

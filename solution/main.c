@@ -49,7 +49,7 @@
 #define LAB_MAX_TIMEOUT	    3600
 #define LAB_CQ_DEPTH	    16
 #define LAB_SEND_DEPTH	    4
-#define LAB_RECV_SLOTS	    2 /* one for the SEND, one for SEND with imm */
+#define LAB_RECV_SLOTS	    2 /* SEND, SEND with imm */
 
 /*
  * Transport timers (ibv_modify_qp(3), RTR/RTS).  A lost ACK is retried
@@ -1116,12 +1116,11 @@ static int step_qp_to_init(struct lab_ctx *ctx)
 	};
 	int ret;
 
-	ret =
-	    ibv_modify_qp(ctx->qp, &attr,
-			  IBV_QP_STATE |	  // every transition
-			      IBV_QP_PKEY_INDEX | // default partition
-			      IBV_QP_PORT |	  // the port the QP is bound to
-			      IBV_QP_ACCESS_FLAGS); // what the peer may do here
+	ret = ibv_modify_qp(ctx->qp, &attr,
+			    IBV_QP_STATE |	      // always
+				IBV_QP_PKEY_INDEX |   // partition
+				IBV_QP_PORT |	      // bound port
+				IBV_QP_ACCESS_FLAGS); // peer rights
 	if (ret)
 		return lab_fail_verb(ctx, "ibv_modify_qp(INIT)", ret);
 	return 0;
@@ -1230,13 +1229,13 @@ static int step_connect(struct lab_ctx *ctx)
 	    .ah_attr.grh.hop_limit = LAB_HOP_LIMIT,
 	};
 	ret = ibv_modify_qp(ctx->qp, &rtr,
-			    IBV_QP_STATE |	  // RESET/INIT/RTR/RTS
-				IBV_QP_AV |	  // where the peer is
-				IBV_QP_PATH_MTU | // packet payload size
-				IBV_QP_DEST_QPN | // which QP over there
-				IBV_QP_RQ_PSN |	  // first PSN we expect
-				IBV_QP_MAX_DEST_RD_ATOMIC | // READs we serve
-				IBV_QP_MIN_RNR_TIMER);	    // RNR NAK back-off
+			    IBV_QP_STATE |		    // always
+				IBV_QP_AV |		    // path to peer
+				IBV_QP_PATH_MTU |	    // payload/pkt
+				IBV_QP_DEST_QPN |	    // peer QP
+				IBV_QP_RQ_PSN |		    // peer 1st PSN
+				IBV_QP_MAX_DEST_RD_ATOMIC | // peer READs
+				IBV_QP_MIN_RNR_TIMER);	    // RNR delay
 	if (ret)
 		return lab_fail_verb(ctx, "ibv_modify_qp(RTR)", ret);
 
@@ -1249,12 +1248,12 @@ static int step_connect(struct lab_ctx *ctx)
 	    .max_rd_atomic = 1,
 	};
 	ret = ibv_modify_qp(ctx->qp, &rts,
-			    IBV_QP_STATE |		  // RTR -> RTS
-				IBV_QP_SQ_PSN |		  // first PSN we send
-				IBV_QP_TIMEOUT |	  // ACK timeout
-				IBV_QP_RETRY_CNT |	  // retries on timeout
-				IBV_QP_RNR_RETRY |	  // retries on RNR NAK
-				IBV_QP_MAX_QP_RD_ATOMIC); // READs we issue
+			    IBV_QP_STATE |		  // always
+				IBV_QP_SQ_PSN |		  // our 1st PSN
+				IBV_QP_TIMEOUT |	  // ACK wait
+				IBV_QP_RETRY_CNT |	  // on timeout
+				IBV_QP_RNR_RETRY |	  // on RNR NAK
+				IBV_QP_MAX_QP_RD_ATOMIC); // our READs
 	if (ret)
 		return lab_fail_verb(ctx, "ibv_modify_qp(RTS)", ret);
 	return lab_barrier(ctx);
