@@ -1,0 +1,159 @@
+#!/bin/bash
+# The vm/ runner: real rxe traffic between the two guests, the capture, and
+# how failures, hangs and interrupts end.
+# shellcheck disable=SC2016 # the commands expand inside the guests
+set -u
+# shellcheck source=tests/lib.sh
+. "$(dirname "$0")/lib.sh"
+
+# opcodes PCAP: the BTH opcodes on the wire, one per line, decimal.
+opcodes() {
+	tshark -r "$1" -Y infiniband -T fields -e infiniband.bth.opcode \
+		2>/dev/null | sort -un
+}
+
+# qemu_left DIR: QEMU processes still running for the run folder DIR.
+qemu_left() {
+	pgrep -f "qemu-system.*$1" >/dev/null
+}
+
+# --- real traffic -----------------------------------------------------------
+log=$t_tmp/pingpong.log
+if vm_run "$log" --pcap "$t_tmp/pp.pcap" \
+	--server 'ibv_rc_pingpong -d $LAB_DEV -g $LAB_GID_IDX -n 50' \
+	--client 'sleep 1; ibv_rc_pingpong -d $LAB_DEV -g $LAB_GID_IDX -n 50 $LAB_SERVER_IP' &&
+	expect_in "$log" '^\[client\] .*50 iters' &&
+	expect_in "$log" '^\[server\] .*50 iters'; then
+	ok "ibv_rc_pingpong between the guests"
+else
+	fail "ibv_rc_pingpong between the guests" "$log"
+fi
+# 4096-byte SENDs over a 1024-byte path MTU: FIRST, MIDDLE, LAST, ACK.
+if [ "$(opcodes "$t_tmp/pp.pcap" | tr '\n' ' ')" = "0 1 2 17 " ]; then
+	ok "--pcap: tshark decodes SEND FIRST/MIDDLE/LAST and ACK"
+else
+	opcodes "$t_tmp/pp.pcap" >"$t_tmp/op.txt" 2>&1
+	fail "--pcap: tshark decodes SEND FIRST/MIDDLE/LAST and ACK" \
+		"$t_tmp/op.txt"
+fi
+
+log=$t_tmp/perftest.log
+perf='-d $LAB_DEV -x $LAB_GID_IDX'
+if vm_run "$log" --pcap "$t_tmp/perf.pcap" \
+	--server "ib_send_lat $perf -s 16 -n 100 && ib_write_bw $perf -n 50" \
+	--client "sleep 2; ib_send_lat $perf -s 16 -n 100 \$LAB_SERVER_IP &&
+		sleep 2; ib_write_bw $perf -n 50 \$LAB_SERVER_IP" &&
+	expect_in "$log" '^\[client\] +16 +100 ' &&
+	expect_in "$log" '^\[client\] +65536 +50 '; then
+	ok "perftest ib_send_lat and ib_write_bw"
+else
+	fail "perftest ib_send_lat and ib_write_bw" "$log"
+fi
+# ib_write_bw's 64 KiB writes: WRITE FIRST (6), MIDDLE (7), LAST (8).
+if opcodes "$t_tmp/perf.pcap" | grep -qx 6 &&
+	opcodes "$t_tmp/perf.pcap" | grep -qx 8; then
+	ok "--pcap: RDMA WRITE FIRST/LAST from ib_write_bw"
+else
+	fail "--pcap: RDMA WRITE FIRST/LAST from ib_write_bw"
+fi
+
+# --- how runs end -------------------------------------------------------------
+log=$t_tmp/fail.log
+vm_run "$log" --out "$t_tmp/fail" --server 'exit 3' --client true
+rc=$?
+if [ "$rc" = 3 ] &&
+	expect_in "$log" 'server command exited with status 3' &&
+	! qemu_left "$t_tmp/fail"; then
+	ok "a failing server: status 3, named, no QEMU left"
+else
+	fail "a failing server: status 3, named, no QEMU left (got $rc)" "$log"
+fi
+
+log=$t_tmp/fail2.log
+start=$SECONDS
+vm_run "$log" --out "$t_tmp/fail2" --server 'sleep 600' --client 'exit 4'
+rc=$?
+if [ "$rc" = 4 ] && [ $((SECONDS - start)) -lt 60 ] &&
+	expect_in "$log" 'client command exited with status 4' &&
+	expect_in "$log" 'server stopped: the other side failed' &&
+	! qemu_left "$t_tmp/fail2"; then
+	ok "a failing client stops the server soon after"
+else
+	fail "a failing client stops the server soon after (got $rc)" "$log"
+fi
+
+log=$t_tmp/hang.log
+start=$SECONDS
+vm_run "$log" --out "$t_tmp/hang" --timeout 20 \
+	--server 'sleep 600' --client 'sleep 600'
+rc=$?
+if [ "$rc" = 124 ] && [ $((SECONDS - start)) -lt 40 ] &&
+	expect_in "$log" 'timed out after 20 s' &&
+	! qemu_left "$t_tmp/hang"; then
+	ok "a hanging pair is stopped at --timeout with status 124"
+else
+	fail "a hanging pair is stopped at --timeout (got $rc)" "$log"
+fi
+
+# interrupt SIGNAL NAME: signals vm/run once both commands run.
+interrupt() {
+	local sig=$1 name=$2 dir=$t_tmp/$1 pid rc
+	vm/run --out "$dir" --server 'sleep 600' --client 'sleep 600' \
+		>"$t_tmp/$sig.log" 2>&1 &
+	pid=$!
+	for _ in $(seq 600); do
+		[ -e "$dir/client.ready" ] && break
+		sleep 0.1
+	done
+	kill -s "$sig" "$pid"
+	wait "$pid"
+	rc=$?
+	sleep 1
+	if [ -e "$dir/client.ready" ] && ! qemu_left "$dir" &&
+		[ "$rc" = "$3" ]; then
+		ok "$name: status $rc, no QEMU left"
+	else
+		fail "$name: status $rc (want $3), QEMU left?" "$t_tmp/$sig.log"
+		pkill -9 -f "qemu-system.*$dir"
+	fi
+}
+interrupt INT "Ctrl-C (SIGINT)" 130
+interrupt KILL "kill -9 of vm/run" 137
+
+# --- two runs at once -----------------------------------------------------------
+vm_run "$t_tmp/a.log" --server 'echo a' --client true &
+a=$!
+vm_run "$t_tmp/b.log" --server 'echo b' --client true &
+b=$!
+wait "$a"
+ra=$?
+wait "$b"
+rb=$?
+if [ "$ra" = 0 ] && [ "$rb" = 0 ] && expect_in "$t_tmp/a.log" '^\[server\] a$' &&
+	expect_in "$t_tmp/b.log" '^\[server\] b$'; then
+	ok "two runs at once do not collide"
+else
+	cat "$t_tmp/a.log" "$t_tmp/b.log" >"$t_tmp/ab.log"
+	fail "two runs at once do not collide ($ra, $rb)" "$t_tmp/ab.log"
+fi
+
+# --- arguments and the files beside the runner --------------------------------
+check "vm/run rejects a bad --timeout" \
+	bash -c 'vm/run --timeout x --server true --client true 2>&1 |
+		grep -q "whole number"; [ "${PIPESTATUS[0]}" = 125 ]'
+check "vm/run without commands prints usage" \
+	bash -c 'vm/run 2>&1 | grep -q "^usage:"; [ "${PIPESTATUS[0]}" = 125 ]'
+# Writes land in the guest's tmpfs overlay, never on the host.
+probe=vm/.write-probe-$$
+check "a guest's writes to the project do not reach the host" \
+	bash -c "vm/run --server 'touch $probe && test -e $probe' \
+		--client 'touch $probe' && test ! -e $probe"
+check "Vagrantfile: two machines with the lab addresses" \
+	ruby tests/vagrantfile-check.rb vm/Vagrantfile "$t_tmp/provision.sh"
+check "Vagrantfile: its provisioning script passes shellcheck" \
+	shellcheck -s bash "$t_tmp/provision.sh"
+check "shell scripts pass shellcheck" \
+	shellcheck -x vm/run vm/prepare vm/deps vm/guest-stage2 vm/guest-init \
+	tests/*.sh tests/run
+
+summary
