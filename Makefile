@@ -37,3 +37,22 @@ clean:
 # ---------------------------------------------------------------------------
 # (end of rdma-lab program block)
 # ---------------------------------------------------------------------------
+
+# ---------------------------------------------------------------------------
+# Running in the two SoftRoCE guests (vm/), and the tests.
+#   make demo   the reference solution, end to end, with its capture
+#   make run    the same with your build of lab/main.c
+#   make test   every test: host-side unit tests, the runner, end to end
+# ---------------------------------------------------------------------------
+.PHONY: deps demo run test
+deps:
+	vm/deps
+
+demo: deps all
+	vm/demo solution/rdma-lab out/demo
+
+run: deps all
+	vm/demo lab/rdma-lab out/run
+
+test: deps all
+	tests/run
