@@ -48,11 +48,16 @@ clean:
 deps:
 	vm/deps
 
-demo: deps all
+demo: deps
+	$(MAKE) all
 	vm/demo solution/rdma-lab out/demo
 
-run: deps all
+run: deps
+	$(MAKE) all
 	vm/demo lab/rdma-lab out/run
 
-test: deps all
+# Packages first: on a fresh machine even the compiler may be missing.
+test:
+	vm/deps --tests
+	$(MAKE) all
 	tests/run

@@ -39,10 +39,12 @@ expect_in() {
 }
 
 # vm_run LOG ARGS...: vm/run with its output in LOG; returns its status.
+# One guest pair at a time on this small machine: other engineers' runs
+# take the same lock.
 vm_run() {
 	local log=$1
 	shift
-	vm/run "$@" >"$log" 2>&1
+	flock "${TMPDIR:-/tmp}/rdma-lab-vm.lock" vm/run "$@" >"$log" 2>&1
 }
 
 summary() {

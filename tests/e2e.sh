@@ -1,0 +1,154 @@
+#!/bin/bash
+# The lab end to end in the two guests: the reference against itself with
+# per-run random payloads, checked against what really crossed the wire.
+# shellcheck disable=SC2016 # the commands expand inside the guests
+set -u
+# shellcheck source=tests/lib.sh
+. "$(dirname "$0")/lib.sh"
+
+rand_hex() { head -c "$1" /dev/urandom | od -An -tx1 | tr -d ' \n'; }
+
+# value LOG STEP KEY: KEY's value on the "lab STEP ok" line of LOG.
+value() {
+	awk -v step="$2" -v key="$3" '
+	$1 == "lab" && $2 == step && $3 == "ok" {
+		for (i = 4; i <= NF; i++) {
+			eq = index($i, "=")
+			if (substr($i, 1, eq - 1) == key) {
+				v = substr($i, eq + 1)
+				gsub(/^"|"$/, "", v)
+				print v
+				exit
+			}
+		}
+	}' "$1"
+}
+
+# wire PCAP OPCODE FIELD: FIELD of the first packet with that BTH opcode.
+wire() {
+	tshark -r "$1" -Y "infiniband.bth.opcode == $2" -T fields -e "$3" \
+		2>/dev/null | head -n 1 | cut -d, -f1
+}
+
+# same_number A B: equal as numbers (hex with 0x, any leading zeros).
+same_number() {
+	[ -n "$1" ] && [ -n "$2" ] && [ $(($1)) = $(($2)) ]
+}
+
+steps="open_device create_resources qp_to_init exchange connect send send_imm
+write teardown"
+
+# --- the reference against itself ---------------------------------------------
+msg=m$(rand_hex 10)
+wmsg=w$(rand_hex 10)
+imm=0x$(rand_hex 4)
+run=$t_tmp/ref
+log=$t_tmp/ref.log
+# rxe numbers QPs from 0x11 in each guest: a throw-away QP on the server
+# first makes the two QPNs differ, so a swapped QPN cannot pass.
+vm_run "$log" --out "$run" --pcap "$run.pcap" \
+	--server 'timeout 2 ibv_rc_pingpong -d $LAB_DEV -g $LAB_GID_IDX -p 19999
+		solution/rdma-lab' \
+	--client "solution/rdma-lab -m $msg --imm $imm -w $wmsg \$LAB_SERVER_IP"
+rc=$?
+srv=$run/server.log cli=$run/client.log
+if [ "$rc" = 0 ]; then
+	ok "solution against itself: both sides exit 0"
+else
+	fail "solution against itself: both sides exit 0 (got $rc)" "$log"
+fi
+missing=''
+for step in $steps; do
+	grep -q "^lab $step ok" "$srv" || missing="$missing server:$step"
+	grep -q "^lab $step ok" "$cli" || missing="$missing client:$step"
+done
+if [ -z "$missing" ]; then
+	ok "every step reports ok on both sides"
+else
+	fail "steps without an ok line:$missing" "$log"
+fi
+
+check "the server received the random SEND payload" \
+	test "$(value "$srv" send received)" = "$msg"
+check "the server received the random immediate, in host order" \
+	same_number "$(value "$srv" send_imm imm)" "$imm"
+check "the server's buffer holds the random WRITE payload" \
+	test "$(value "$srv" write received)" = "$wmsg"
+
+# --- what crossed the wire ------------------------------------------------------
+pcap=$run.pcap
+ops=$(tshark -r "$pcap" -Y infiniband -T fields -e infiniband.bth.opcode \
+	2>/dev/null | sort -un | tr '\n' ' ')
+for op in 4:"SEND ONLY" 5:"SEND ONLY with immediate" 10:"RDMA WRITE ONLY" \
+	17:"ACKNOWLEDGE"; do
+	if [[ " $ops" == *" ${op%%:*} "* ]]; then
+		ok "wire: ${op#*:} ($(printf '0x%02x' "${op%%:*}"))"
+	else
+		echo "opcodes seen: $ops" >"$t_tmp/ops.txt"
+		fail "wire: ${op#*:}" "$t_tmp/ops.txt"
+	fi
+done
+
+srv_qpn=$(value "$srv" create_resources qpn)
+cli_qpn=$(value "$cli" create_resources qpn)
+check "the two QPNs differ ($srv_qpn, $cli_qpn)" test "$srv_qpn" != "$cli_qpn"
+check "wire: SEND goes to the server's QPN $srv_qpn" \
+	same_number "$(wire "$pcap" 4 infiniband.bth.destqp)" "$srv_qpn"
+check "wire: the client's printed dest_qpn is the server's QPN" \
+	same_number "$(value "$cli" send dest_qpn)" "$srv_qpn"
+check "wire: SEND's PSN is the one the client printed" \
+	same_number "$(wire "$pcap" 4 infiniband.bth.psn)" \
+	"$(value "$cli" send psn)"
+check "wire: ACKs go to the client's QPN $cli_qpn" \
+	same_number "$(wire "$pcap" 17 infiniband.bth.destqp)" "$cli_qpn"
+check "wire: the immediate is the random one" \
+	same_number "0x$(wire "$pcap" 5 infiniband.immdt)" "$imm"
+check "wire: RETH address is the server's advertised buffer" \
+	same_number "$(wire "$pcap" 10 infiniband.reth.va)" \
+	"$(value "$srv" create_resources buf)"
+check "wire: RETH address is what the client printed" \
+	same_number "$(wire "$pcap" 10 infiniband.reth.va)" \
+	"$(value "$cli" write remote_addr)"
+check "wire: RETH rkey is the server's rkey" \
+	same_number "$(wire "$pcap" 10 infiniband.reth.r_key)" \
+	"$(value "$srv" create_resources rkey)"
+check "wire: RETH rkey is what the client printed" \
+	same_number "$(wire "$pcap" 10 infiniband.reth.r_key)" \
+	"$(value "$cli" write rkey)"
+check "wire: RETH length is the WRITE payload's" \
+	same_number "$(wire "$pcap" 10 infiniband.reth.dmalen)" "${#wmsg}"
+
+# --- a message larger than the path MTU -----------------------------------------
+big=b$(rand_hex 1500)
+run=$t_tmp/big
+vm_run "$t_tmp/big.log" --out "$run" --pcap "$run.pcap" \
+	--server 'solution/rdma-lab -s 8192' \
+	--client "solution/rdma-lab -s 8192 -m $big \$LAB_SERVER_IP"
+rc=$?
+ops=$(tshark -r "$run.pcap" -Y infiniband -T fields \
+	-e infiniband.bth.opcode 2>/dev/null | sort -un | tr '\n' ' ')
+if [ "$rc" = 0 ] && [[ " $ops" == *" 0 1 2 "* ]] &&
+	[ "$(value "$run/server.log" send received)" = "$big" ]; then
+	ok "a ${#big}-byte SEND goes as FIRST/MIDDLE/LAST and arrives whole"
+else
+	echo "opcodes seen: $ops" >>"$t_tmp/big.log"
+	fail "a ${#big}-byte SEND as FIRST/MIDDLE/LAST (status $rc)" \
+		"$t_tmp/big.log"
+fi
+
+# --- the untouched skeleton -----------------------------------------------------
+run=$t_tmp/skel
+vm_run "$t_tmp/skel.log" --out "$run" --server 'lab/rdma-lab' \
+	--client 'lab/rdma-lab $LAB_SERVER_IP'
+rc=$?
+if [ "$rc" = 1 ] &&
+	grep -q 'TODO open_device is not implemented' "$run/server.log" &&
+	grep -q 'TODO open_device is not implemented' "$run/client.log" &&
+	! grep -qi 'segmentation\|core dumped' "$t_tmp/skel.log"; then
+	ok "the skeleton stops at its first TODO in the guests, status 1"
+else
+	fail "the skeleton stops at its first TODO (status $rc)" \
+		"$t_tmp/skel.log"
+fi
+
+summary
