@@ -61,3 +61,32 @@ test:
 	vm/deps --tests
 	$(MAKE) all
 	tests/run
+
+# ---------------------------------------------------------------------------
+# Docs images (images/) and the student's ladder diagram.
+#   make images   redraw images/ from images/headers.tsv and the recorded
+#                 runs in docs/runs/ (IMAGES_OUT=DIR writes elsewhere)
+#   make ladder   message sequence chart of a capture, next to it:
+#                 PCAP=out/run/wire.pcap (default; else out/demo/wire.pcap)
+# ---------------------------------------------------------------------------
+IMAGES_OUT ?= images
+IMAGES_SVG := rocev2-headers ib-headers rocev2-packets ib-roce-mapping \
+	ibv-devinfo ladder-demo
+PCAP ?= $(firstword $(wildcard out/run/wire.pcap) out/demo/wire.pcap)
+.PHONY: images ladder
+images:
+	mkdir -p $(IMAGES_OUT)
+	python3 images/draw.py images/headers.tsv $(IMAGES_OUT)
+	python3 images/draw.py --text docs/runs/devinfo.txt $(IMAGES_OUT)/ibv-devinfo.svg
+	python3 images/ladder.py docs/runs/demo.pcap $(IMAGES_OUT)/ladder-demo.svg
+	for f in $(IMAGES_SVG); do \
+		rsvg-convert -o $(IMAGES_OUT)/$$f.png $(IMAGES_OUT)/$$f.svg || exit 1; \
+	done
+
+ladder:
+	@[ -r "$(PCAP)" ] || { echo "make ladder: no capture $(PCAP): run make run (or make demo) first, or give PCAP=FILE" >&2; exit 1; }
+	python3 images/ladder.py $(PCAP) $(dir $(PCAP))ladder.svg
+	@echo "ladder diagram: $(dir $(PCAP))ladder.svg"
+# ---------------------------------------------------------------------------
+# (end of docs images block)
+# ---------------------------------------------------------------------------
