@@ -1,0 +1,65 @@
+#!/bin/bash
+# The docs (README.md, docs/*.md, images/): links resolve, the quoted output
+# is what the program prints today, and `make images` is reproducible.
+# Boots the guests once, for a fresh run of the reference program.
+# shellcheck source=tests/lib.sh
+. "$(dirname "$0")/lib.sh"
+
+docs=(README.md docs/*.md)
+check "relative links and images in README.md and docs/ resolve" \
+	python3 tests/docs_check.py links "${docs[@]}"
+
+check "quoted blocks in docs/ are the recorded runs in docs/runs/ (docs/runs/sync)" \
+	docs/runs/sync --check
+
+check "quoted FAIL and hint lines are messages that solution/main.c prints" \
+	python3 tests/docs_check.py failures solution/main.c "${docs[@]}" docs/runs/*.txt
+
+# make images into a scratch folder; every file must equal the committed one.
+images_same() {
+	local out=$t_tmp/images f
+	make -s images IMAGES_OUT="$out" >/dev/null || return 1
+	for f in "$out"/*; do
+		cmp "$f" "images/${f##*/}" || return 1
+	done
+	[ -n "$(ls "$out")" ]
+}
+check "make images reproduces the committed images/ byte for byte" images_same
+
+# One fresh run of the current reference program, with its capture.
+fresh=$t_tmp/fresh
+if make -s all >"$t_tmp/make.log" 2>&1 &&
+	flock /tmp/rdma-lab-vm.lock vm/run --out "$fresh" --pcap "$fresh/wire.pcap" \
+		--timeout 90 --server solution/rdma-lab \
+		--client "solution/rdma-lab \$LAB_SERVER_IP" >"$t_tmp/run.log" 2>&1; then
+	ok "fresh run of solution/rdma-lab in the guests"
+else
+	fail "fresh run of solution/rdma-lab in the guests" "$t_tmp/run.log"
+fi
+
+check "quoted 'lab ... ok' lines have the keys and value formats of the fresh run" \
+	python3 tests/docs_check.py shapes "$fresh/server.log" "$fresh/client.log" -- \
+	"${docs[@]}" docs/runs/*.txt
+
+# The packet summary quoted in the docs has the columns vm/wire-summary
+# prints today.
+summary_same() {
+	vm/wire-summary "$fresh/wire.pcap" >"$t_tmp/wire.txt" &&
+		[ "$(head -n 1 "$t_tmp/wire.txt")" = "$(head -n 1 docs/runs/demo-wire.txt)" ] &&
+		[ "$(wc -l <"$t_tmp/wire.txt")" = "$(wc -l <docs/runs/demo-wire.txt)" ]
+}
+check "vm/wire-summary of the fresh run has the quoted columns and packet count" summary_same
+
+ladder_ok() {
+	make -s ladder PCAP="$fresh/wire.pcap" &&
+		for label in "TCP exchange message" "SEND ONLY  QP" "SEND ONLY with imm" \
+			"RDMA WRITE ONLY" "ACKNOWLEDGE" "AETH ACK"; do
+			grep -q "$label" "$fresh/ladder.svg" || {
+				echo "no '$label' in $fresh/ladder.svg"
+				return 1
+			}
+		done
+}
+check "make ladder draws the fresh run's exchange, SENDs, WRITE and ACKs" ladder_ok
+
+summary
