@@ -137,6 +137,36 @@ else
 	fail "two runs at once do not collide ($ra, $rb)" "$t_tmp/ab.log"
 fi
 
+# --- without root ---------------------------------------------------------------
+# The runner needs no privilege: run a copy of the project as nobody, with a
+# copy of the warm cache (a fresh one would fetch the kernel again).
+if [ "$(id -u)" = 0 ]; then
+	chmod 755 "$t_tmp"
+	mkdir -p "$t_tmp/nobody/cache/rdma-lab" "$t_tmp/nobody/lab"
+	guest=$(vm/prepare)
+	kernel=$(readlink -f "$guest/vmlinux")
+	kdir=$t_tmp/nobody/cache/rdma-lab/$(basename "$(dirname "$kernel")")
+	mkdir -p "$kdir"
+	cp "$kernel" "$kdir/"
+	cp -a "$guest" "$t_tmp/nobody/cache/rdma-lab/"
+	git ls-files -z | xargs -0 tar cf - | tar xf - -C "$t_tmp/nobody/lab"
+	cp solution/rdma-lab "$t_tmp/nobody/lab/solution/"
+	chmod -R a+rwX "$t_tmp/nobody"
+	if (cd "$t_tmp/nobody/lab" &&
+		HOME=$t_tmp/nobody XDG_CACHE_HOME=$t_tmp/nobody/cache \
+			flock "${TMPDIR:-/tmp}/rdma-lab-vm.lock" \
+			setpriv --reuid=nobody --regid=nogroup --clear-groups \
+			vm/run --pcap "$t_tmp/nobody/w.pcap" \
+			--server 'solution/rdma-lab' \
+			--client 'solution/rdma-lab $LAB_SERVER_IP') \
+		>"$t_tmp/nobody.log" 2>&1 &&
+		[ "$(stat -c %U "$t_tmp/nobody/w.pcap")" = nobody ]; then
+		ok "a user without root runs the lab and gets the capture"
+	else
+		fail "a user without root runs the lab" "$t_tmp/nobody.log"
+	fi
+fi
+
 # --- arguments and the files beside the runner --------------------------------
 check "vm/run rejects a bad --timeout" \
 	bash -c 'vm/run --timeout x --server true --client true 2>&1 |
