@@ -169,9 +169,9 @@ struct lab_ctx {
  */
 
 int lab_fail(struct lab_ctx *ctx, const char *fmt, ...)
-    __attribute__((format(printf, 2, 3)));
+	__attribute__((format(printf, 2, 3)));
 void lab_hint(struct lab_ctx *ctx, const char *fmt, ...)
-    __attribute__((format(printf, 2, 3)));
+	__attribute__((format(printf, 2, 3)));
 
 int lab_fail(struct lab_ctx *ctx, const char *fmt, ...)
 {
@@ -301,7 +301,7 @@ bool lab_gid_is_zero(const union ibv_gid *gid)
 
 static bool lab_gid_is_v4mapped(const union ibv_gid *gid)
 {
-	static const uint8_t prefix[12] = {[10] = 0xff, [11] = 0xff};
+	static const uint8_t prefix[12] = { [10] = 0xff, [11] = 0xff };
 
 	return memcmp(gid->raw, prefix, sizeof(prefix)) == 0;
 }
@@ -521,8 +521,8 @@ static int lab_io(struct lab_ctx *ctx, bool out, void *buf, size_t len,
 		return lab_fail(ctx, "no TCP connection (call lab_tcp_open())");
 	while (len > 0) {
 		struct pollfd pfd = {
-		    .fd = ctx->sock,
-		    .events = out ? POLLOUT : POLLIN,
+			.fd = ctx->sock,
+			.events = out ? POLLOUT : POLLIN,
 		};
 		int64_t left = deadline - lab_now_ms();
 		ssize_t n;
@@ -567,14 +567,14 @@ static int lab_sock_setup(struct lab_ctx *ctx)
 static int lab_listen(int family, int port)
 {
 	struct sockaddr_in6 a6 = {
-	    .sin6_family = AF_INET6,
-	    .sin6_port = htons(port),
-	    .sin6_addr = IN6ADDR_ANY_INIT,
+		.sin6_family = AF_INET6,
+		.sin6_port = htons(port),
+		.sin6_addr = IN6ADDR_ANY_INIT,
 	};
 	struct sockaddr_in a4 = {
-	    .sin_family = AF_INET,
-	    .sin_port = htons(port),
-	    .sin_addr.s_addr = htonl(INADDR_ANY),
+		.sin_family = AF_INET,
+		.sin_port = htons(port),
+		.sin_addr.s_addr = htonl(INADDR_ANY),
 	};
 	int fd, one = 1, zero = 0;
 
@@ -601,7 +601,7 @@ fail:
 
 static int lab_tcp_accept(struct lab_ctx *ctx)
 {
-	struct pollfd pfd = {.events = POLLIN};
+	struct pollfd pfd = { .events = POLLIN };
 	int n;
 
 	pfd.fd = lab_listen(AF_INET6, ctx->opt.tcp_port);
@@ -614,8 +614,8 @@ static int lab_tcp_accept(struct lab_ctx *ctx)
 		n = poll(&pfd, 1, ctx->opt.timeout * 1000);
 	while (n < 0 && errno == EINTR);
 	if (n > 0)
-		ctx->sock =
-		    accept4(pfd.fd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
+		ctx->sock = accept4(pfd.fd, NULL, NULL,
+				    SOCK_NONBLOCK | SOCK_CLOEXEC);
 	close(pfd.fd);
 	if (n == 0)
 		return lab_fail(ctx,
@@ -630,7 +630,7 @@ static int lab_tcp_accept(struct lab_ctx *ctx)
 /* One non-blocking connect, bounded by deadline.  Returns fd or -1. */
 static int lab_try_connect(const struct addrinfo *ai, int64_t deadline)
 {
-	struct pollfd pfd = {.events = POLLOUT};
+	struct pollfd pfd = { .events = POLLOUT };
 	socklen_t elen = sizeof(int);
 	int err = 0;
 
@@ -657,8 +657,8 @@ static int lab_try_connect(const struct addrinfo *ai, int64_t deadline)
 static int lab_tcp_connect(struct lab_ctx *ctx)
 {
 	struct addrinfo hints = {
-	    .ai_family = AF_UNSPEC,
-	    .ai_socktype = SOCK_STREAM,
+		.ai_family = AF_UNSPEC,
+		.ai_socktype = SOCK_STREAM,
 	};
 	int64_t deadline = lab_now_ms() + ctx->opt.timeout * 1000LL;
 	struct addrinfo *res, *ai;
@@ -726,7 +726,7 @@ int lab_barrier(struct lab_ctx *ctx)
 /* Client: "the WRITE of len bytes has completed". */
 int lab_send_write_done(struct lab_ctx *ctx, uint32_t len)
 {
-	uint8_t msg[5] = {LAB_SYNC_WRITE};
+	uint8_t msg[5] = { LAB_SYNC_WRITE };
 
 	lab_put32(msg + 1, len);
 	return lab_io(ctx, true, msg, sizeof(msg), "write notice");
@@ -760,14 +760,15 @@ int lab_recv_write_done(struct lab_ctx *ctx)
 int lab_check_fits(struct lab_ctx *ctx, const char *what, size_t len)
 {
 	if (len > ctx->buf_len)
-		return lab_fail(
-		    ctx,
-		    "%s is %zu bytes, larger than the local buffer (%u, -s)",
-		    what, len, ctx->buf_len);
+		return lab_fail(ctx,
+				"%s is %zu bytes, larger than the local buffer "
+				"(%u, -s)",
+				what, len, ctx->buf_len);
 	if (len > ctx->remote.len)
 		return lab_fail(
-		    ctx, "%s is %zu bytes, larger than the peer's buffer (%u)",
-		    what, len, ctx->remote.len);
+			ctx,
+			"%s is %zu bytes, larger than the peer's buffer (%u)",
+			what, len, ctx->remote.len);
 	return 0;
 }
 
@@ -783,14 +784,14 @@ int lab_post_send(struct lab_ctx *ctx, struct ibv_send_wr *wr)
 	for (i = 0; i < wr->num_sge; i++)
 		len += wr->sg_list[i].length;
 	ctx->posted = (struct lab_posted){
-	    .opcode = wr->opcode,
-	    .local_addr = wr->num_sge ? wr->sg_list[0].addr : 0,
-	    .len = len,
-	    .remote_addr = wr->wr.rdma.remote_addr,
-	    .rkey = wr->wr.rdma.rkey,
-	    .imm = ntohl(wr->imm_data),
-	    .psn = ctx->next_psn,
-	    .packets = len ? (len + mtu - 1) / mtu : 1,
+		.opcode = wr->opcode,
+		.local_addr = wr->num_sge ? wr->sg_list[0].addr : 0,
+		.len = len,
+		.remote_addr = wr->wr.rdma.remote_addr,
+		.rkey = wr->wr.rdma.rkey,
+		.imm = ntohl(wr->imm_data),
+		.psn = ctx->next_psn,
+		.packets = len ? (len + mtu - 1) / mtu : 1,
 	};
 	ret = ibv_post_send(ctx->qp, wr, &bad);
 	if (ret)
@@ -868,12 +869,12 @@ int lab_wait_wc(struct lab_ctx *ctx, struct ibv_wc *wc)
 
 	if (!ctx->cq || !ctx->channel)
 		return lab_fail(
-		    ctx, "lab_wait_wc needs ctx->cq and its ctx->channel");
+			ctx, "lab_wait_wc needs ctx->cq and its ctx->channel");
 
 	for (;;) {
 		struct pollfd pfd[2] = {
-		    {.fd = ctx->channel->fd, .events = POLLIN},
-		    {.fd = watch_peer ? ctx->sock : -1, .events = POLLIN},
+			{ .fd = ctx->channel->fd, .events = POLLIN },
+			{ .fd = watch_peer ? ctx->sock : -1, .events = POLLIN },
 		};
 		struct ibv_cq *ev_cq;
 		void *ev_ctx;
@@ -911,10 +912,10 @@ int lab_wait_wc(struct lab_ctx *ctx, struct ibv_wc *wc)
 			n = recv(ctx->sock, &c, 1, MSG_PEEK | MSG_DONTWAIT);
 			if (n == 0 || (n < 0 && errno != EAGAIN))
 				return lab_fail(
-				    ctx, "peer closed the TCP connection "
-					 "while we waited for a "
-					 "completion (it failed or "
-					 "exited)");
+					ctx, "peer closed the TCP connection "
+					     "while we waited for a "
+					     "completion (it failed or "
+					     "exited)");
 			/* Early data is for a later step: stop watching. */
 			watch_peer = false;
 		}
@@ -1056,16 +1057,16 @@ static int step_create_resources(struct lab_ctx *ctx)
 	/* BEGIN SOLUTION create_resources */
 	bool server = !ctx->opt.host;
 	struct ibv_qp_init_attr init = {
-	    .qp_type = IBV_QPT_RC,
-	    .cap.max_send_wr = LAB_SEND_DEPTH,
-	    .cap.max_recv_wr = LAB_RECV_SLOTS,
-	    .cap.max_send_sge = 1,
-	    .cap.max_recv_sge = 1,
-	    /* Only signaled sends complete: we ask for each one. */
-	    .sq_sig_all = 0,
+		.qp_type = IBV_QPT_RC,
+		.cap.max_send_wr = LAB_SEND_DEPTH,
+		.cap.max_recv_wr = LAB_RECV_SLOTS,
+		.cap.max_send_sge = 1,
+		.cap.max_recv_sge = 1,
+		/* Only signaled sends complete: we ask for each one. */
+		.sq_sig_all = 0,
 	};
 	int buf_access =
-	    server ? IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE : 0;
+		server ? IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE : 0;
 
 	ctx->pd = ibv_alloc_pd(ctx->verbs);
 	if (!ctx->pd)
@@ -1074,7 +1075,7 @@ static int step_create_resources(struct lab_ctx *ctx)
 	if (!ctx->channel)
 		return lab_fail_verb(ctx, "ibv_create_comp_channel", errno);
 	ctx->cq =
-	    ibv_create_cq(ctx->verbs, LAB_CQ_DEPTH, NULL, ctx->channel, 0);
+		ibv_create_cq(ctx->verbs, LAB_CQ_DEPTH, NULL, ctx->channel, 0);
 	if (!ctx->cq)
 		return lab_fail_verb(ctx, "ibv_create_cq", errno);
 	ctx->buf_mr = ibv_reg_mr(ctx->pd, ctx->buf, ctx->buf_len, buf_access);
@@ -1109,18 +1110,18 @@ static int step_qp_to_init(struct lab_ctx *ctx)
 	 */
 	/* BEGIN SOLUTION qp_to_init */
 	struct ibv_qp_attr attr = {
-	    .qp_state = IBV_QPS_INIT,
-	    .pkey_index = 0,
-	    .port_num = ctx->opt.ib_port,
-	    .qp_access_flags = ctx->opt.host ? 0 : IBV_ACCESS_REMOTE_WRITE,
+		.qp_state = IBV_QPS_INIT,
+		.pkey_index = 0,
+		.port_num = ctx->opt.ib_port,
+		.qp_access_flags = ctx->opt.host ? 0 : IBV_ACCESS_REMOTE_WRITE,
 	};
 	int ret;
 
 	ret = ibv_modify_qp(ctx->qp, &attr,
-			    IBV_QP_STATE |	      // always
-				IBV_QP_PKEY_INDEX |   // partition
-				IBV_QP_PORT |	      // bound port
-				IBV_QP_ACCESS_FLAGS); // peer rights
+			    IBV_QP_STATE |		  // always
+				    IBV_QP_PKEY_INDEX |	  // partition
+				    IBV_QP_PORT |	  // bound port
+				    IBV_QP_ACCESS_FLAGS); // peer rights
 	if (ret)
 		return lab_fail_verb(ctx, "ibv_modify_qp(INIT)", ret);
 	return 0;
@@ -1148,14 +1149,14 @@ static int step_exchange(struct lab_ctx *ctx)
 	if (getrandom(&rnd, sizeof(rnd), 0) != sizeof(rnd))
 		return lab_fail_verb(ctx, "getrandom", errno);
 	ctx->local = (struct lab_dest){
-	    .qpn = ctx->qp->qp_num,
-	    .psn = rnd & LAB_QPN_MASK,
-	    .lid = ctx->port_attr.lid,
-	    .gid = ctx->gid,
-	    .addr = (uintptr_t)ctx->buf,
-	    .rkey = ctx->buf_mr->rkey,
-	    .len = ctx->buf_len,
-	    .mtu = lab_mtu_bytes(ctx->port_attr.active_mtu),
+		.qpn = ctx->qp->qp_num,
+		.psn = rnd & LAB_QPN_MASK,
+		.lid = ctx->port_attr.lid,
+		.gid = ctx->gid,
+		.addr = (uintptr_t)ctx->buf,
+		.rkey = ctx->buf_mr->rkey,
+		.len = ctx->buf_len,
+		.mtu = lab_mtu_bytes(ctx->port_attr.active_mtu),
 	};
 	if (lab_tcp_open(ctx))
 		return -1;
@@ -1185,14 +1186,14 @@ static int step_connect(struct lab_ctx *ctx)
 
 	for (i = 0; !ctx->opt.host && i < LAB_RECV_SLOTS; i++) {
 		struct ibv_sge sge = {
-		    .addr = (uintptr_t)ctx->recv_buf + i * ctx->buf_len,
-		    .length = ctx->buf_len,
-		    .lkey = ctx->recv_mr->lkey,
+			.addr = (uintptr_t)ctx->recv_buf + i * ctx->buf_len,
+			.length = ctx->buf_len,
+			.lkey = ctx->recv_mr->lkey,
 		};
 		struct ibv_recv_wr wr = {
-		    .wr_id = i,
-		    .sg_list = &sge,
-		    .num_sge = 1,
+			.wr_id = i,
+			.sg_list = &sge,
+			.num_sge = 1,
 		};
 		struct ibv_recv_wr *bad;
 
@@ -1213,47 +1214,47 @@ static int step_connect(struct lab_ctx *ctx)
 	 * sends no GRH unless -g asked for one.
 	 */
 	struct ibv_qp_attr rtr = {
-	    .qp_state = IBV_QPS_RTR,
-	    .path_mtu = lab_mtu_enum(mtu),
-	    .dest_qp_num = rem->qpn,
-	    .rq_psn = rem->psn,
-	    .max_dest_rd_atomic = 1,
-	    .min_rnr_timer = LAB_QP_MIN_RNR_TIMER,
-	    .ah_attr.dlid = rem->lid,
-	    .ah_attr.sl = 0,
-	    .ah_attr.src_path_bits = 0,
-	    .ah_attr.port_num = ctx->opt.ib_port,
-	    .ah_attr.is_global = grh,
-	    .ah_attr.grh.dgid = rem->gid,
-	    .ah_attr.grh.sgid_index = grh ? ctx->gid_idx : 0,
-	    .ah_attr.grh.hop_limit = LAB_HOP_LIMIT,
+		.qp_state = IBV_QPS_RTR,
+		.path_mtu = lab_mtu_enum(mtu),
+		.dest_qp_num = rem->qpn,
+		.rq_psn = rem->psn,
+		.max_dest_rd_atomic = 1,
+		.min_rnr_timer = LAB_QP_MIN_RNR_TIMER,
+		.ah_attr.dlid = rem->lid,
+		.ah_attr.sl = 0,
+		.ah_attr.src_path_bits = 0,
+		.ah_attr.port_num = ctx->opt.ib_port,
+		.ah_attr.is_global = grh,
+		.ah_attr.grh.dgid = rem->gid,
+		.ah_attr.grh.sgid_index = grh ? ctx->gid_idx : 0,
+		.ah_attr.grh.hop_limit = LAB_HOP_LIMIT,
 	};
 	ret = ibv_modify_qp(ctx->qp, &rtr,
-			    IBV_QP_STATE |		    // always
-				IBV_QP_AV |		    // path to peer
-				IBV_QP_PATH_MTU |	    // payload/pkt
-				IBV_QP_DEST_QPN |	    // peer QP
-				IBV_QP_RQ_PSN |		    // peer 1st PSN
-				IBV_QP_MAX_DEST_RD_ATOMIC | // peer READs
-				IBV_QP_MIN_RNR_TIMER);	    // RNR delay
+			    IBV_QP_STATE |			// always
+				    IBV_QP_AV |			// path to peer
+				    IBV_QP_PATH_MTU |		// payload/pkt
+				    IBV_QP_DEST_QPN |		// peer QP
+				    IBV_QP_RQ_PSN |		// peer 1st PSN
+				    IBV_QP_MAX_DEST_RD_ATOMIC | // peer READs
+				    IBV_QP_MIN_RNR_TIMER);	// RNR delay
 	if (ret)
 		return lab_fail_verb(ctx, "ibv_modify_qp(RTR)", ret);
 
 	struct ibv_qp_attr rts = {
-	    .qp_state = IBV_QPS_RTS,
-	    .sq_psn = ctx->local.psn,
-	    .timeout = LAB_QP_TIMEOUT,
-	    .retry_cnt = LAB_QP_RETRY_CNT,
-	    .rnr_retry = LAB_QP_RNR_RETRY,
-	    .max_rd_atomic = 1,
+		.qp_state = IBV_QPS_RTS,
+		.sq_psn = ctx->local.psn,
+		.timeout = LAB_QP_TIMEOUT,
+		.retry_cnt = LAB_QP_RETRY_CNT,
+		.rnr_retry = LAB_QP_RNR_RETRY,
+		.max_rd_atomic = 1,
 	};
 	ret = ibv_modify_qp(ctx->qp, &rts,
-			    IBV_QP_STATE |		  // always
-				IBV_QP_SQ_PSN |		  // our 1st PSN
-				IBV_QP_TIMEOUT |	  // ACK wait
-				IBV_QP_RETRY_CNT |	  // on timeout
-				IBV_QP_RNR_RETRY |	  // on RNR NAK
-				IBV_QP_MAX_QP_RD_ATOMIC); // our READs
+			    IBV_QP_STATE |		      // always
+				    IBV_QP_SQ_PSN |	      // our 1st PSN
+				    IBV_QP_TIMEOUT |	      // ACK wait
+				    IBV_QP_RETRY_CNT |	      // on timeout
+				    IBV_QP_RNR_RETRY |	      // on RNR NAK
+				    IBV_QP_MAX_QP_RD_ATOMIC); // our READs
 	if (ret)
 		return lab_fail_verb(ctx, "ibv_modify_qp(RTS)", ret);
 	return lab_barrier(ctx);
@@ -1290,16 +1291,16 @@ static int step_send(struct lab_ctx *ctx)
 
 	size_t len = strlen(ctx->opt.message);
 	struct ibv_sge sge = {
-	    .addr = (uintptr_t)ctx->buf,
-	    .length = len,
-	    .lkey = ctx->buf_mr->lkey,
+		.addr = (uintptr_t)ctx->buf,
+		.length = len,
+		.lkey = ctx->buf_mr->lkey,
 	};
 	struct ibv_send_wr wr = {
-	    .wr_id = 1,
-	    .sg_list = &sge,
-	    .num_sge = 1,
-	    .opcode = IBV_WR_SEND,
-	    .send_flags = IBV_SEND_SIGNALED,
+		.wr_id = 1,
+		.sg_list = &sge,
+		.num_sge = 1,
+		.opcode = IBV_WR_SEND,
+		.send_flags = IBV_SEND_SIGNALED,
 	};
 
 	if (lab_check_fits(ctx, "the message", len))
@@ -1347,17 +1348,17 @@ static int step_send_imm(struct lab_ctx *ctx)
 
 	size_t len = strlen(ctx->opt.message);
 	struct ibv_sge sge = {
-	    .addr = (uintptr_t)ctx->buf,
-	    .length = len,
-	    .lkey = ctx->buf_mr->lkey,
+		.addr = (uintptr_t)ctx->buf,
+		.length = len,
+		.lkey = ctx->buf_mr->lkey,
 	};
 	struct ibv_send_wr wr = {
-	    .wr_id = 2,
-	    .sg_list = &sge,
-	    .num_sge = 1,
-	    .opcode = IBV_WR_SEND_WITH_IMM,
-	    .send_flags = IBV_SEND_SIGNALED,
-	    .imm_data = htonl(ctx->opt.imm),
+		.wr_id = 2,
+		.sg_list = &sge,
+		.num_sge = 1,
+		.opcode = IBV_WR_SEND_WITH_IMM,
+		.send_flags = IBV_SEND_SIGNALED,
+		.imm_data = htonl(ctx->opt.imm),
 	};
 
 	if (lab_check_fits(ctx, "the message", len))
@@ -1391,18 +1392,18 @@ static int step_write(struct lab_ctx *ctx)
 
 	size_t len = strlen(ctx->opt.write_msg);
 	struct ibv_sge sge = {
-	    .addr = (uintptr_t)ctx->buf,
-	    .length = len,
-	    .lkey = ctx->buf_mr->lkey,
+		.addr = (uintptr_t)ctx->buf,
+		.length = len,
+		.lkey = ctx->buf_mr->lkey,
 	};
 	struct ibv_send_wr wr = {
-	    .wr_id = 3,
-	    .sg_list = &sge,
-	    .num_sge = 1,
-	    .opcode = IBV_WR_RDMA_WRITE,
-	    .send_flags = IBV_SEND_SIGNALED,
-	    .wr.rdma.remote_addr = ctx->remote.addr,
-	    .wr.rdma.rkey = ctx->remote.rkey,
+		.wr_id = 3,
+		.sg_list = &sge,
+		.num_sge = 1,
+		.opcode = IBV_WR_RDMA_WRITE,
+		.send_flags = IBV_SEND_SIGNALED,
+		.wr.rdma.remote_addr = ctx->remote.addr,
+		.wr.rdma.rkey = ctx->remote.rkey,
 	};
 	struct ibv_wc wc;
 
@@ -1468,8 +1469,8 @@ static int step_teardown(struct lab_ctx *ctx)
 	if (ctx->channel) {
 		ret = ibv_destroy_comp_channel(ctx->channel);
 		if (ret)
-			rc =
-			    lab_fail_verb(ctx, "ibv_destroy_comp_channel", ret);
+			rc = lab_fail_verb(ctx, "ibv_destroy_comp_channel",
+					   ret);
 		else
 			ctx->channel = NULL;
 	}
@@ -1504,26 +1505,27 @@ static const char *lab_role(const struct lab_ctx *ctx)
 static int lab_query_qp(struct lab_ctx *ctx, struct ibv_qp_attr *attr,
 			enum ibv_qp_state want)
 {
-	static const char *const names[] = {"RESET", "INIT", "RTR", "RTS",
-					    "SQD",   "SQE",  "ERR"};
+	static const char *const names[] = { "RESET", "INIT", "RTR", "RTS",
+					     "SQD",   "SQE",  "ERR" };
 	struct ibv_qp_init_attr init;
 	int ret;
 
 	if (!ctx->qp)
 		return lab_fail(ctx, "the step returned 0 but ctx->qp is NULL");
-	ret = ibv_query_qp(ctx->qp, attr,
-			   IBV_QP_STATE | IBV_QP_AV | IBV_QP_PATH_MTU |
-			       IBV_QP_DEST_QPN | IBV_QP_RQ_PSN | IBV_QP_SQ_PSN |
-			       IBV_QP_ACCESS_FLAGS | IBV_QP_TIMEOUT |
-			       IBV_QP_RETRY_CNT | IBV_QP_RNR_RETRY,
-			   &init);
+	ret = ibv_query_qp(
+		ctx->qp, attr,
+		IBV_QP_STATE | IBV_QP_AV | IBV_QP_PATH_MTU | IBV_QP_DEST_QPN |
+			IBV_QP_RQ_PSN | IBV_QP_SQ_PSN | IBV_QP_ACCESS_FLAGS |
+			IBV_QP_TIMEOUT | IBV_QP_RETRY_CNT | IBV_QP_RNR_RETRY,
+		&init);
 	if (ret)
 		return lab_fail_verb(ctx, "ibv_query_qp", ret);
 	if (attr->qp_state != want)
-		return lab_fail(
-		    ctx, "the QP is in state %s, expected %s",
-		    attr->qp_state <= IBV_QPS_ERR ? names[attr->qp_state] : "?",
-		    names[want]);
+		return lab_fail(ctx, "the QP is in state %s, expected %s",
+				attr->qp_state <= IBV_QPS_ERR
+					? names[attr->qp_state]
+					: "?",
+				names[want]);
 	return 0;
 }
 
@@ -1540,8 +1542,8 @@ static int report_open_device(struct lab_ctx *ctx)
 	       lab_role(ctx), ibv_get_device_name(ctx->verbs->device),
 	       ctx->opt.ib_port,
 	       ctx->port_attr.link_layer == IBV_LINK_LAYER_ETHERNET
-		   ? "ethernet"
-		   : "infiniband",
+		       ? "ethernet"
+		       : "infiniband",
 	       lab_mtu_bytes(ctx->port_attr.active_mtu), ctx->port_attr.lid,
 	       ctx->gid_idx, gid);
 	return 0;
@@ -1695,8 +1697,9 @@ static int report_send_imm(struct lab_ctx *ctx)
 {
 	if (ctx->opt.host)
 		return lab_report_sent(ctx, "send_imm", IBV_WR_SEND_WITH_IMM);
-	return lab_report_received(
-	    ctx, "send_imm", ctx->recv_buf + ctx->buf_len, ctx->recv_len[1]);
+	return lab_report_received(ctx, "send_imm",
+				   ctx->recv_buf + ctx->buf_len,
+				   ctx->recv_len[1]);
 }
 
 static int report_write(struct lab_ctx *ctx)
@@ -1745,7 +1748,7 @@ static void lab_usage(void)
 }
 
 static int lab_bad_arg(const char *fmt, ...)
-    __attribute__((format(printf, 1, 2)));
+	__attribute__((format(printf, 1, 2)));
 
 static int lab_bad_arg(const char *fmt, ...)
 {
@@ -1781,30 +1784,30 @@ static int lab_parse_num(const char *s, unsigned long long min,
 static int lab_parse_args(struct lab_opts *o, int argc, char **argv)
 {
 	static const struct option longopts[] = {
-	    {.name = "ib-dev", .has_arg = 1, .val = 'd'},
-	    {.name = "ib-port", .has_arg = 1, .val = 'i'},
-	    {.name = "gid-idx", .has_arg = 1, .val = 'g'},
-	    {.name = "port", .has_arg = 1, .val = 'p'},
-	    {.name = "message", .has_arg = 1, .val = 'm'},
-	    {.name = "imm", .has_arg = 1, .val = 'I'},
-	    {.name = "write-message", .has_arg = 1, .val = 'w'},
-	    {.name = "size", .has_arg = 1, .val = 's'},
-	    {.name = "timeout", .has_arg = 1, .val = 't'},
-	    {.name = "help", .has_arg = 0, .val = 'h'},
-	    {0},
+		{ .name = "ib-dev", .has_arg = 1, .val = 'd' },
+		{ .name = "ib-port", .has_arg = 1, .val = 'i' },
+		{ .name = "gid-idx", .has_arg = 1, .val = 'g' },
+		{ .name = "port", .has_arg = 1, .val = 'p' },
+		{ .name = "message", .has_arg = 1, .val = 'm' },
+		{ .name = "imm", .has_arg = 1, .val = 'I' },
+		{ .name = "write-message", .has_arg = 1, .val = 'w' },
+		{ .name = "size", .has_arg = 1, .val = 's' },
+		{ .name = "timeout", .has_arg = 1, .val = 't' },
+		{ .name = "help", .has_arg = 0, .val = 'h' },
+		{ 0 },
 	};
 	unsigned long long v;
 	int c;
 
 	*o = (struct lab_opts){
-	    .ib_port = 1,
-	    .gid_idx = -1,
-	    .tcp_port = LAB_DEFAULT_PORT,
-	    .message = LAB_DEFAULT_MESSAGE,
-	    .imm = LAB_DEFAULT_IMM,
-	    .write_msg = LAB_DEFAULT_WRITE,
-	    .size = LAB_DEFAULT_SIZE,
-	    .timeout = LAB_DEFAULT_TIMEOUT,
+		.ib_port = 1,
+		.gid_idx = -1,
+		.tcp_port = LAB_DEFAULT_PORT,
+		.message = LAB_DEFAULT_MESSAGE,
+		.imm = LAB_DEFAULT_IMM,
+		.write_msg = LAB_DEFAULT_WRITE,
+		.size = LAB_DEFAULT_SIZE,
+		.timeout = LAB_DEFAULT_TIMEOUT,
 	};
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, ":d:i:g:p:m:w:s:t:h", longopts,
@@ -1895,19 +1898,19 @@ static const struct {
 	int (*run)(struct lab_ctx *ctx);
 	int (*report)(struct lab_ctx *ctx);
 } lab_steps[] = {
-    {"open_device", step_open_device, report_open_device},
-    {"create_resources", step_create_resources, report_create_resources},
-    {"qp_to_init", step_qp_to_init, report_qp_to_init},
-    {"exchange", step_exchange, report_exchange},
-    {"connect", step_connect, report_connect},
-    {"send", step_send, report_send},
-    {"send_imm", step_send_imm, report_send_imm},
-    {"write", step_write, report_write},
+	{ "open_device", step_open_device, report_open_device },
+	{ "create_resources", step_create_resources, report_create_resources },
+	{ "qp_to_init", step_qp_to_init, report_qp_to_init },
+	{ "exchange", step_exchange, report_exchange },
+	{ "connect", step_connect, report_connect },
+	{ "send", step_send, report_send },
+	{ "send_imm", step_send_imm, report_send_imm },
+	{ "write", step_write, report_write },
 };
 
 int main(int argc, char **argv)
 {
-	struct lab_ctx ctx = {.sock = -1, .gid_idx = -1};
+	struct lab_ctx ctx = { .sock = -1, .gid_idx = -1 };
 	bool ok = true;
 	size_t i;
 	int ret;

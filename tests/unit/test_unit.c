@@ -21,14 +21,14 @@ static void check(bool cond, const char *name, const char *why)
 }
 
 static const struct lab_dest sample = {
-    .qpn = 0xabcdef,
-    .psn = 0x123456,
-    .lid = 0x1234,
-    .gid = {.raw = {[10] = 0xff, [11] = 0xff, 192, 0, 2, 1}},
-    .addr = 0x00007f1234567890ull,
-    .rkey = 0xdeadbeef,
-    .len = 4096,
-    .mtu = 1024,
+	.qpn = 0xabcdef,
+	.psn = 0x123456,
+	.lid = 0x1234,
+	.gid = { .raw = { [10] = 0xff, [11] = 0xff, 192, 0, 2, 1 } },
+	.addr = 0x00007f1234567890ull,
+	.rkey = 0xdeadbeef,
+	.len = 4096,
+	.mtu = 1024,
 };
 
 static void test_round_trip(void)
@@ -52,10 +52,10 @@ static void test_round_trip(void)
 	check(lab_wire_decode(msg, sizeof(msg), &d, err, sizeof(err)) == 0,
 	      "wire_decode_valid", err);
 	check(d.qpn == sample.qpn && d.psn == sample.psn &&
-		  d.lid == sample.lid &&
-		  !memcmp(&d.gid, &sample.gid, sizeof(d.gid)) &&
-		  d.addr == sample.addr && d.rkey == sample.rkey &&
-		  d.len == sample.len && d.mtu == sample.mtu,
+		      d.lid == sample.lid &&
+		      !memcmp(&d.gid, &sample.gid, sizeof(d.gid)) &&
+		      d.addr == sample.addr && d.rkey == sample.rkey &&
+		      d.len == sample.len && d.mtu == sample.mtu,
 	      "wire_round_trip", "decoded fields differ from the encoded");
 }
 
@@ -63,7 +63,7 @@ static void test_round_trip(void)
 static void reject(const char *name, size_t len, int off, const void *bytes,
 		   int n, const char *want)
 {
-	uint8_t msg[LAB_WIRE_SIZE + 8] = {0};
+	uint8_t msg[LAB_WIRE_SIZE + 8] = { 0 };
 	struct lab_dest d;
 	char err[200] = "", why[300];
 
@@ -81,15 +81,15 @@ static void reject(const char *name, size_t len, int off, const void *bytes,
 
 static void test_rejections(void)
 {
-	static const uint8_t bad_magic[4] = {'X', 'L', 'A', 'B'};
-	static const uint8_t v2[2] = {0, 2};
-	static const uint8_t big[4] = {0x01, 0, 0, 0};
-	static const uint8_t zero[4] = {0};
-	static const uint8_t huge_len[4] = {0x04, 0, 0, 1};
-	static const uint8_t mtu1000[4] = {0, 0, 0x03, 0xe8};
-	static const uint8_t mtu8192[4] = {0, 0, 0x20, 0};
-	static const uint8_t wrap_addr[8] = {0xff, 0xff, 0xff, 0xff,
-					     0xff, 0xff, 0xff, 0xf0};
+	static const uint8_t bad_magic[4] = { 'X', 'L', 'A', 'B' };
+	static const uint8_t v2[2] = { 0, 2 };
+	static const uint8_t big[4] = { 0x01, 0, 0, 0 };
+	static const uint8_t zero[4] = { 0 };
+	static const uint8_t huge_len[4] = { 0x04, 0, 0, 1 };
+	static const uint8_t mtu1000[4] = { 0, 0, 0x03, 0xe8 };
+	static const uint8_t mtu8192[4] = { 0, 0, 0x20, 0 };
+	static const uint8_t wrap_addr[8] = { 0xff, 0xff, 0xff, 0xff,
+					      0xff, 0xff, 0xff, 0xf0 };
 
 	reject("wire_reject_short", LAB_WIRE_SIZE - 1, 0, NULL, 0, "51 bytes");
 	reject("wire_reject_empty", 0, 0, NULL, 0, "0 bytes");
@@ -110,7 +110,7 @@ static void test_rejections(void)
 
 static struct lab_gid_entry gid(const char *ip6, uint32_t type)
 {
-	struct lab_gid_entry e = {.type = type};
+	struct lab_gid_entry e = { .type = type };
 
 	if (ip6)
 		inet_pton(AF_INET6, ip6, e.gid.raw);
@@ -142,28 +142,28 @@ static void test_gid_choice(void)
 	const uint32_t v1 = IBV_GID_TYPE_ROCE_V1, v2 = IBV_GID_TYPE_ROCE_V2;
 	/* rxe: only RoCE v2 entries, link-local first. */
 	const struct lab_gid_entry rxe[] = {
-	    gid("fe80::5054:ff:fe12:3456", v2),
-	    gid("::ffff:192.0.2.1", v2),
-	    gid(NULL, v2),
+		gid("fe80::5054:ff:fe12:3456", v2),
+		gid("::ffff:192.0.2.1", v2),
+		gid(NULL, v2),
 	};
 	/* A typical NIC: v1 and v2 per address. */
 	const struct lab_gid_entry nic[] = {
-	    gid("fe80::1", v1),
-	    gid("fe80::1", v2),
-	    gid("::ffff:10.0.0.5", v1),
-	    gid("::ffff:10.0.0.5", v2),
+		gid("fe80::1", v1),
+		gid("fe80::1", v2),
+		gid("::ffff:10.0.0.5", v1),
+		gid("::ffff:10.0.0.5", v2),
 	};
 	const struct lab_gid_entry v6only[] = {
-	    gid("fe80::1", v2),
-	    gid("2001:db8::5", v1),
-	    gid("2001:db8::5", v2),
+		gid("fe80::1", v2),
+		gid("2001:db8::5", v1),
+		gid("2001:db8::5", v2),
 	};
 	const struct lab_gid_entry nothing[] = {
-	    gid("fe80::1", v2),
-	    gid(NULL, v2),
+		gid("fe80::1", v2),
+		gid(NULL, v2),
 	};
 	const struct lab_gid_entry ib[] = {
-	    gid("fe80::2:c903:1:2345", IBV_GID_TYPE_IB),
+		gid("fe80::2:c903:1:2345", IBV_GID_TYPE_IB),
 	};
 
 	choose("gid_auto_rxe", rxe, 3, -1, true, 1, NULL);
@@ -190,10 +190,10 @@ static void test_helpers(void)
 	check(!strcmp(s, "0000:0000:0000:0000:0000:ffff:c000:0201"),
 	      "format_gid", s);
 	check(lab_mtu_bytes(IBV_MTU_1024) == 1024 &&
-		  lab_mtu_bytes(IBV_MTU_4096) == 4096 &&
-		  lab_mtu_enum(256) == IBV_MTU_256 &&
-		  lab_mtu_enum(4096) == IBV_MTU_4096 &&
-		  lab_mtu_enum(1000) == 0 && lab_mtu_bytes(0) == 0,
+		      lab_mtu_bytes(IBV_MTU_4096) == 4096 &&
+		      lab_mtu_enum(256) == IBV_MTU_256 &&
+		      lab_mtu_enum(4096) == IBV_MTU_4096 &&
+		      lab_mtu_enum(1000) == 0 && lab_mtu_bytes(0) == 0,
 	      "mtu_conversions", "lab_mtu_bytes/lab_mtu_enum disagree");
 }
 
@@ -201,7 +201,7 @@ static void test_helpers(void)
 
 static struct lab_ctx tcp_ctx(const char *host, int port, int timeout)
 {
-	struct lab_ctx c = {.sock = -1, .step = "exchange"};
+	struct lab_ctx c = { .sock = -1, .step = "exchange" };
 
 	c.opt.host = host;
 	c.opt.tcp_port = port;
@@ -214,7 +214,7 @@ static struct lab_ctx tcp_ctx(const char *host, int port, int timeout)
 static int tcp_server(int port, bool junk)
 {
 	struct lab_ctx s = tcp_ctx(NULL, port, 5);
-	uint8_t bad[LAB_WIRE_SIZE] = {'J', 'U', 'N', 'K'};
+	uint8_t bad[LAB_WIRE_SIZE] = { 'J', 'U', 'N', 'K' };
 
 	s.local = sample;
 	s.local.qpn = 0x000042;
@@ -273,7 +273,7 @@ static void test_tcp(void)
 	c = tcp_ctx("127.0.0.1", port + 2, 1);
 	t0 = lab_now_ms();
 	check(lab_tcp_open(&c) != 0 && lab_now_ms() - t0 >= 800 &&
-		  lab_now_ms() - t0 < 2500,
+		      lab_now_ms() - t0 < 2500,
 	      "tcp_no_server_times_out", "wrong result or timing");
 }
 
