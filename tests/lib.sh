@@ -18,7 +18,7 @@ fail() {
 	t_fail=$((t_fail + 1))
 	echo "FAIL $1"
 	if [ -n "${2:-}" ] && [ -f "$2" ]; then
-		tail -n 25 "$2" | sed 's/^/     | /'
+		tail -n 40 "$2" | sed 's/^/     | /'
 	fi
 }
 

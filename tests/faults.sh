@@ -1,0 +1,83 @@
+#!/bin/bash
+# Faults the reference program must survive with a clear one-line error, a
+# non-zero status and no hang: bad options, a port that is down, a memlock
+# limit, dead or lying peers, malformed exchange messages. One guest boot
+# runs every case (tests/faults-guest.sh); this side checks the results.
+set -u
+# shellcheck source=tests/lib.sh
+. "$(dirname "$0")/lib.sh"
+
+# variant NAME SED: the reference with one deliberate lie, built for the
+# guests. A SED that no longer matches must fail loudly, not pass.
+variant() {
+	mkdir -p "$t_tmp/variants"
+	sed "$2" solution/main.c >"$t_tmp/variants/$1.c"
+	if cmp -s solution/main.c "$t_tmp/variants/$1.c"; then
+		fail "variant $1: the sed no longer matches solution/main.c"
+		return
+	fi
+	cc -std=gnu11 -O2 -o "$t_tmp/variants/$1" "$t_tmp/variants/$1.c" \
+		-libverbs || fail "variant $1 does not build"
+}
+variant wrong-rkey 's/\.rkey = ctx->buf_mr->rkey,/.rkey = ctx->buf_mr->rkey + 1,/'
+variant addr-outside 's/\.addr = (uintptr_t)ctx->buf,/.addr = (uintptr_t)ctx->buf + (1u << 20),/'
+variant die-after-rts 's/^\treturn lab_barrier(ctx);$/\tif (lab_barrier(ctx) == 0)\n\t\traise(SIGKILL);\n\treturn -1;/'
+variant die-after-send 's/^\t\/\* BEGIN SOLUTION send_imm \*\/$/\traise(SIGKILL);\n&/'
+chmod -R a+rX "$t_tmp"
+
+run=$t_tmp/faults
+vm_run "$t_tmp/faults.log" --out "$run" --timeout 600 \
+	--server "tests/faults-guest.sh server $t_tmp/variants" \
+	--client "tests/faults-guest.sh client $t_tmp/variants"
+rc=$?
+[ "$rc" = 0 ] || fail "the fault run itself (status $rc)" "$t_tmp/faults.log"
+
+# expect CASE ROLE MAX_SECONDS PATTERN: that half failed cleanly, in time,
+# with a message matching PATTERN (extended regex).
+expect() {
+	local name=$1 role=$2 max=$3 pattern=$4 f=$run/$1.$2
+	local what="$name ($role): \"$pattern\""
+	local st secs evidence=$t_tmp/evidence
+	# Evidence: this half's output, then the other half's.
+	cat "$f.out" "$run/$name".*.out >"$evidence" 2>/dev/null
+	st=$(cat "$f.rc" 2>/dev/null || echo none)
+	secs=$(cat "$f.secs" 2>/dev/null || echo none)
+	if [ "$st" = none ]; then
+		fail "$what: the case did not run" "$t_tmp/faults.log"
+	elif [ "$st" = 0 ] || [ "$st" -ge 128 ]; then
+		fail "$what: status $st, want a clean failure" "$evidence"
+	elif [ "$secs" -gt "$max" ]; then
+		fail "$what: took $secs s, bound $max s" "$evidence"
+	elif ! grep -Eq -- "$pattern" "$f.out"; then
+		fail "$what: not in the output" "$evidence"
+	elif grep -Eqi 'segmentation|core dumped|abort' "$f.out"; then
+		fail "$what: crashed" "$evidence"
+	else
+		ok "$what, status $st in ${secs}s"
+	fi
+}
+
+expect bad_device server 5 "device 'nosuch' not found.*rxe0"
+expect gid_range server 5 'GID index 4096 is out of range'
+expect gid_link_local server 5 'GID index 0 is link-local'
+expect gid_empty server 5 'GID index 5 is (empty|out of range)'
+expect memlock server 5 'memlock'
+expect no_server client 6 'no server listening at 192\.0\.2\.1:19006'
+expect oversize client 10 "larger than the peer's buffer"
+expect oversize server 12 'peer closed'
+expect malformed_magic server 10 'rejected the peer.*magic'
+expect malformed_version server 10 'rejected the peer.*version'
+expect malformed_short server 10 'peer closed the connection before'
+expect malformed_len server 10 'rejected the peer.*len'
+expect malformed_mtu server 10 'rejected the peer.*(mtu|MTU)'
+expect client_dies_in_exchange server 10 'peer closed the connection before'
+expect server_dies_in_exchange client 10 'peer closed|reset by peer'
+expect server_killed_after_rts client 12 'lab send FAIL'
+expect client_killed_mid_ops server 12 'lab send_imm FAIL: peer closed'
+expect client_killed_after_rts server 12 'peer closed'
+expect wrong_rkey client 12 'remote access.*|REM_ACCESS'
+expect wrong_rkey client 12 'hint: the peer refused rkey'
+expect addr_outside client 12 'remote access.*|REM_ACCESS'
+expect port_down client 6 'port 1 is (DOWN|.*), not ACTIVE'
+
+summary
