@@ -98,8 +98,9 @@ fi
 # interrupt SIGNAL NAME: signals vm/run once both commands run.
 interrupt() {
 	local sig=$1 name=$2 dir=$t_tmp/$1 pid rc
-	vm/run --out "$dir" --server 'sleep 600' --client 'sleep 600' \
-		>"$t_tmp/$sig.log" 2>&1 &
+	# A background job of a script ignores SIGINT unless told otherwise.
+	env --default-signal=INT vm/run --out "$dir" \
+		--server 'sleep 600' --client 'sleep 600' >"$t_tmp/$sig.log" 2>&1 &
 	pid=$!
 	for _ in $(seq 600); do
 		[ -e "$dir/client.ready" ] && break
@@ -168,11 +169,17 @@ if [ "$(id -u)" = 0 ]; then
 fi
 
 # --- arguments and the files beside the runner --------------------------------
+# bad_args PATTERN ARGS...: vm/run ARGS exits 125 saying PATTERN.
+bad_args() {
+	local pattern=$1 out rc=0
+	shift
+	out=$(vm/run "$@" 2>&1) || rc=$?
+	[ "$rc" = 125 ] && grep -q -- "$pattern" <<<"$out"
+}
 check "vm/run rejects a bad --timeout" \
-	bash -c 'vm/run --timeout x --server true --client true 2>&1 |
-		grep -q "whole number"; [ "${PIPESTATUS[0]}" = 125 ]'
-check "vm/run without commands prints usage" \
-	bash -c 'vm/run 2>&1 | grep -q "^usage:"; [ "${PIPESTATUS[0]}" = 125 ]'
+	bad_args "whole number" --timeout x --server true --client true
+check "vm/run without commands prints usage" bad_args "^usage:"
+check "vm/run rejects an unknown option" bad_args "unknown argument" --bogus
 # Writes land in the guest's tmpfs overlay, never on the host.
 probe=vm/.write-probe-$$
 check "a guest's writes to the project do not reach the host" \
