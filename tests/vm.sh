@@ -168,6 +168,41 @@ if [ "$(id -u)" = 0 ]; then
 	fi
 fi
 
+# --- a broken or missing kernel cache ------------------------------------------
+cache=$t_tmp/cache
+echo "not a package" >"$t_tmp/junk.deb"
+log=$t_tmp/corrupt.log
+XDG_CACHE_HOME=$cache LAB_KERNEL_DEB=$t_tmp/junk.deb \
+	vm/run --server true --client true >"$log" 2>&1
+rc=$?
+if [ "$rc" = 125 ] && expect_in "$log" 'cannot unpack .*run again' &&
+	[ -z "$(ls -A "$cache/rdma-lab")" ]; then
+	ok "a corrupt kernel package: clear error, status 125, nothing kept"
+else
+	fail "a corrupt kernel package (status $rc)" "$log"
+fi
+# The retry path: the same empty cache, fetched anew from apt.
+log=$t_tmp/refetch.log
+if XDG_CACHE_HOME=$cache flock "${TMPDIR:-/tmp}/rdma-lab-vm.lock" \
+	vm/run --server true --client true >"$log" 2>&1; then
+	ok "run again: an empty kernel cache is fetched and the run works"
+else
+	fail "run again: an empty kernel cache is fetched" "$log"
+fi
+if [ "$(id -u)" = 0 ] && mkdir -p "$t_tmp/small" &&
+	mount -t tmpfs -o size=50m tmpfs "$t_tmp/small"; then
+	log=$t_tmp/full.log
+	XDG_CACHE_HOME=$t_tmp/small vm/run --server true --client true \
+		>"$log" 2>&1
+	rc=$?
+	umount "$t_tmp/small"
+	if [ "$rc" = 125 ] && expect_in "$log" 'needs about .* MB free'; then
+		ok "a full disk: clear error before fetching, status 125"
+	else
+		fail "a full disk (status $rc)" "$log"
+	fi
+fi
+
 # --- arguments and the files beside the runner --------------------------------
 # bad_args PATTERN ARGS...: vm/run ARGS exits 125 saying PATTERN.
 bad_args() {
