@@ -207,7 +207,8 @@ fi
 
 # ---- formatting ----
 if command -v clang-format >/dev/null 2>&1; then
-	for f in solution/main.c lab/main.c tests/unit/test_unit.c; do
+	for f in solution/main.c lab/main.c tests/unit/test_unit.c \
+		tests/unit/fuzz_wire.c; do
 		if clang-format --dry-run --Werror "$f" >"$BIN/fmt.err" 2>&1; then
 			ok "clang_format_$(echo "$f" | tr '/.' '__')"
 		else
@@ -217,6 +218,41 @@ if command -v clang-format >/dev/null 2>&1; then
 	done
 else
 	ko clang_format "clang-format is not installed"
+fi
+
+# ---- the same unit tests under AddressSanitizer and UBSan ----
+if clang -std=gnu11 -g -O1 -Wall -Wextra -Werror -Wno-unused-function \
+	-fsanitize=address,undefined -fno-sanitize-recover=all \
+	-o "$BIN/test_unit_san" tests/unit/test_unit.c -libverbs \
+	2>"$BIN/cc.err"; then
+	if "$BIN/test_unit_san" >"$BIN/san.out" 2>&1 &&
+		! grep -q '^FAIL ' "$BIN/san.out"; then
+		ok sanitizers_unit_tests
+	else
+		ko sanitizers_unit_tests \
+			"$(grep -m 1 -E 'ERROR|runtime error|^FAIL' "$BIN/san.out")"
+	fi
+else
+	ko sanitizers_build "$(head -n 1 "$BIN/cc.err")"
+fi
+
+# ---- libFuzzer on the exchange decoder, bounded, from the seed corpus ----
+# The checked-in corpus stays as it is: new inputs go to a scratch copy.
+if clang -g -O1 -fsanitize=fuzzer,address,undefined \
+	-fno-sanitize-recover=all -o "$BIN/fuzz_wire" tests/unit/fuzz_wire.c \
+	-libverbs 2>"$BIN/cc.err"; then
+	rm -rf "$BIN/corpus"
+	cp -r tests/unit/corpus "$BIN/corpus"
+	if "$BIN/fuzz_wire" -max_total_time="${LAB_FUZZ_SECONDS:-15}" \
+		-max_len=256 -artifact_prefix="$BIN/" "$BIN/corpus" \
+		>"$BIN/fuzz.out" 2>&1; then
+		ok "fuzz_wire_decode ($(grep -o 'Done [0-9]* runs' "$BIN/fuzz.out"))"
+	else
+		ko fuzz_wire_decode "$(grep -m 1 -E 'ERROR|runtime error|abort' \
+			"$BIN/fuzz.out") (input saved in $BIN/)"
+	fi
+else
+	ko fuzz_build "$(head -n 1 "$BIN/cc.err")"
 fi
 
 echo "$pass passed, $fail failed"
