@@ -125,15 +125,14 @@ interrupt KILL "kill -9 of vm/run" 137
 # script(1) gives the runner the terminal it insists on; tmux send-keys
 # types into each guest's console and capture-pane reads it back.
 shell_test() {
-	local session='' pane
-	script -q -c "vm/run --shell" /dev/null >/dev/null 2>&1 &
+	local session=rdma-lab-test-$$ pane
+	LAB_TMUX_SESSION=$session script -q -c "vm/run --shell" /dev/null \
+		>/dev/null 2>&1 &
 	local pid=$!
 	for _ in $(seq 300); do
-		session=$(tmux ls -F '#S' 2>/dev/null | grep '^rdma-lab-' | head -n 1)
-		[ -z "$session" ] || break
+		tmux has-session -t "$session" 2>/dev/null && break
 		sleep 0.2
 	done
-	[ -n "$session" ] || return 1
 	for pane in 0 1; do
 		for _ in $(seq 300); do
 			tmux capture-pane -p -t "$session:0.$pane" | grep -q 'root@' &&
@@ -155,7 +154,7 @@ shell_test() {
 	! kill -0 "$pid" 2>/dev/null && grep -q 'root@server' "$t_tmp/pane0" &&
 		grep -q 'root@client' "$t_tmp/pane1" &&
 		grep -qx 1 "$t_tmp/pane0" && grep -qx 1 "$t_tmp/pane1" &&
-		! pgrep -f 'qemu-system.*lab.shell=1' >/dev/null
+		! tmux has-session -t "$session" 2>/dev/null
 }
 if flock "${TMPDIR:-/tmp}/rdma-lab-vm.lock" bash -c "$(declare -f shell_test); t_tmp=$t_tmp shell_test"; then
 	ok "vm/run --shell: a console in each guest, rxe0 there, clean exit"
