@@ -1,0 +1,1017 @@
+#!/usr/bin/env python3
+"""Host-side logic of the rdma-lab grader (stdlib only).
+
+  grader.py payloads RESDIR            fresh random payloads for p1..p3
+  grader.py unpack SUBMISSION DEST     copy the main.c of a submission
+  grader.py analyze RESDIR RUNDIR DEST judge one student: DEST/result.json
+  grader.py show RESULT [STEP...]      score lines and evidence (student)
+  grader.py results RESULT FILE [STEP...]  Gradescope results.json
+  grader.py report OUT                 OUT/report.csv and OUT/report.md
+
+Evidence comes from what happened, not from what the student's program
+printed: the reference peer's lines (the reference is trusted), the
+packets captured in the server guest, the ibv_* calls seen by the
+LD_PRELOAD tracer, and the guests' sysfs.  A student's own lines are shown
+as GOOD, BAD or MISSING, and are only believed for data that the student
+side could not know without receiving it (the random payloads).
+"""
+import csv
+import io
+import json
+import os
+import random
+import re
+import string
+import struct
+import subprocess
+import sys
+import tarfile
+import zipfile
+
+STEPS = [
+    ("open_device", 2),
+    ("create_resources", 2),
+    ("qp_to_init", 2),
+    ("exchange", 2),
+    ("connect", 3),
+    ("send", 2),
+    ("send_imm", 2),
+    ("write", 3),
+    ("teardown", 2),
+]
+STEP_NAMES = [s for s, _ in STEPS]
+POINTS = dict(STEPS)
+PAIRINGS = {
+    "p1": {"server": "student", "client": "ref"},
+    "p2": {"server": "ref", "client": "student"},
+    "p3": {"server": "student", "client": "student"},
+}
+PAIR_TITLE = {
+    "p1": "your server, reference client",
+    "p2": "reference server, your client",
+    "p3": "your server, your client",
+}
+HERE = os.path.dirname(os.path.abspath(__file__))
+
+# ibv constants (verbs.h)
+ACCESS_LOCAL_WRITE, ACCESS_REMOTE_WRITE = 1, 2
+QPS_INIT, QPS_RTR, QPS_RTS = 1, 2, 3
+QPT_RC = 2
+OP_SEND = {0, 1, 2, 3, 4, 5}
+OP_SEND_IMM = {3, 5}
+OP_WRITE = {6, 7, 8, 9, 10, 11}
+OP_ACK = 17
+
+HINTS = {
+    "todo": "the step is still a TODO: implement it in lab/main.c",
+    "gid": "pick the RoCE v2 GID whose address is IPv4-mapped "
+    "(::ffff:a.b.c.d), not index 0 (fe80:: link-local): "
+    "use lab_choose_gid()",
+    "port": "report the port's real attributes: ibv_query_port() into "
+    "ctx->port_attr",
+    "mr_remote": "the WRITE target MR needs IBV_ACCESS_LOCAL_WRITE | "
+    "IBV_ACCESS_REMOTE_WRITE in ibv_reg_mr()",
+    "objects": "create the PD, channel, CQ, MRs and an RC QP and store "
+    "them in ctx",
+    "qp_remote": "the server QP's qp_access_flags lack "
+    "IBV_ACCESS_REMOTE_WRITE (ibv_modify_qp to INIT)",
+    "init": "INIT needs STATE, PKEY_INDEX, PORT, ACCESS_FLAGS",
+    "exch_addr": "advertise ctx->buf's full 64-bit address and the rkey "
+    "of its MR (byte order / truncation?)",
+    "exch_qpn": "advertise ctx->qp->qp_num as the QPN",
+    "exch_gid": "advertise the GID of the index you chose (ctx->gid)",
+    "exch_mtu": "the exchange mtu field is the active MTU in bytes "
+    "(lab_mtu_bytes()), not the enum",
+    "exch_bad": "the peer rejected your exchange message: fill every "
+    "field of ctx->local (24-bit PSN, bytes MTU, length)",
+    "grh": "RoCE needs a GRH: ah_attr.is_global = 1 with grh.dgid, "
+    "grh.sgid_index and grh.hop_limit",
+    "mtu": "path MTU above the active MTU: use the smaller of the two "
+    "sides' active MTUs (wrong MTU)",
+    "psn": "wrong PSN: rq_psn must be the peer's advertised PSN and "
+    "sq_psn the one you advertised",
+    "qpn": "dest_qp_num must be the peer's QPN from the exchange",
+    "rtr": "the QP did not reach RTS: check the RTR/RTS attributes and "
+    "masks",
+    "rnr": "no receive posted (RNR): post the receives before moving "
+    "to RTR",
+    "send_data": "the receiver got other bytes: check the SGE address "
+    "and length (lkey, not rkey)",
+    "opcode": "wrong opcode: use IBV_WR_SEND_WITH_IMM for send_imm "
+    "(IBV_WR_SEND for send)",
+    "imm_htonl": "byte order: the immediate goes on the wire as "
+    "htonl(--imm)",
+    "imm_ntohl": "byte order: read the immediate with "
+    "ntohl(wc.imm_data)",
+    "imm_flag": "check wc.wc_flags & IBV_WC_WITH_IMM and store the "
+    "immediate",
+    "rkey": "wrong rkey or address: use the rkey and address the peer "
+    "advertised (ctx->remote)",
+    "write_access": "REMOTE_WRITE missing on the target's MR or QP "
+    "(remote access error)",
+    "early_read": "read the buffer before the WRITE completed: wait "
+    "for the write notice (lab_recv_write_done())",
+    "write_data": "the WRITE did not deliver the payload: check the "
+    "opcode, SGE and remote address",
+    "teardown_order": "teardown order: destroy the QP, then MRs, CQ, "
+    "channel, PD, device; check every return value",
+    "teardown_leak": "leak: every created verbs object must be "
+    "destroyed before ibv_close_device()",
+    "teardown_line": "teardown must run (and print its line) after "
+    "every run that opened the device",
+    "wc": "a completion failed: see the FAIL line and its hint",
+    "crash": "the program crashed (signal): run it under gdb or "
+    "valgrind",
+    "flood": "the program wrote too much output and was stopped",
+    "compile": "the program does not compile: run make and fix the "
+    "errors",
+}
+
+
+# --- small parsers --------------------------------------------------------
+def unquote(v):
+    if len(v) >= 2 and v[0] == '"' and v[-1] == '"':
+        v = v[1:-1]
+        return re.sub(r'\\x([0-9a-f]{2})|\\(.)',
+                      lambda m: chr(int(m.group(1), 16)) if m.group(1)
+                      else m.group(2), v)
+    return v
+
+
+KV = re.compile(r'(\w+)=("(?:[^"\\]|\\.)*"|\S+)')
+
+
+def kv(text):
+    return {k: unquote(v) for k, v in KV.findall(text)}
+
+
+def read(path, limit=2000000):
+    try:
+        with open(path, "rb") as f:
+            return f.read(limit).decode("utf-8", "replace")
+    except OSError:
+        return None
+
+
+def parse_output(out, err):
+    """Step lines of one program: {step: (status, kv, line)}."""
+    steps, fails, hints = {}, {}, {}
+    for line in (out or "").splitlines():
+        m = re.match(r"^lab (\w+) ok( .*)?$", line)
+        if m and m.group(1) in POINTS and m.group(1) not in steps:
+            steps[m.group(1)] = ("ok", kv(m.group(2) or ""), line)
+    for line in (err or "").splitlines():
+        m = re.match(r"^lab (\w+) (FAIL|hint): (.*)$", line)
+        if not m:
+            continue
+        d = fails if m.group(2) == "FAIL" else hints
+        d.setdefault(m.group(1), m.group(3))
+    return steps, fails, hints
+
+
+def parse_trace(text):
+    ev = []
+    for line in (text or "").splitlines():
+        name, _, rest = line.partition(" ")
+        args, _, res = rest.partition(" = ")
+        e = kv(args)
+        r = res.split(" ", 1)
+        e["_fn"], e["_ret"] = name, r[0] if r else ""
+        if len(r) > 1:
+            e.update(kv(r[1]))
+        ev.append(e)
+    return ev
+
+
+def num(v, default=None):
+    try:
+        return int(v, 0)
+    except (TypeError, ValueError):
+        return default
+
+
+def parse_facts(text):
+    f = {"gids": {}}
+    for line in (text or "").splitlines():
+        k, _, v = line.partition("=")
+        if k.startswith("gid."):
+            gid, _, t = v.partition(" type=")
+            f["gids"][int(k[4:])] = (gid, t.replace("_", " "))
+        else:
+            f[k] = v
+    m = re.match(r"(\d+)", f.get("active_mtu", ""))
+    f["mtu"] = int(m.group(1)) if m else 1024
+    return f
+
+
+def parse_pcap(path):
+    """RoCEv2 packets: dicts with src, dst, op, qp, psn, reth, imm, aeth."""
+    pk = []
+    try:
+        data = open(path, "rb").read()
+    except OSError:
+        return None
+    if len(data) < 24:
+        return pk
+    le = data[:4] in (b"\xd4\xc3\xb2\xa1", b"\x4d\x3c\xb2\xa1")
+    e = "<" if le else ">"
+    off, n = 24, 0
+    while off + 16 <= len(data):
+        _, _, incl, _ = struct.unpack(e + "IIII", data[off:off + 16])
+        frame = data[off + 16:off + 16 + incl]
+        off += 16 + incl
+        n += 1
+        if len(frame) < 14:
+            continue
+        et = struct.unpack(">H", frame[12:14])[0]
+        p = frame[14:]
+        if et == 0x0800 and len(p) >= 20 and p[9] == 17:
+            ihl = (p[0] & 15) * 4
+            src = ".".join(str(b) for b in p[12:16])
+            dst = ".".join(str(b) for b in p[16:20])
+            udp = p[ihl:]
+        elif et == 0x86DD and len(p) >= 40 and p[6] == 17:
+            src, dst, udp = p[8:24].hex(), p[24:40].hex(), p[40:]
+        else:
+            continue
+        if len(udp) < 20 or struct.unpack(">H", udp[2:4])[0] != 4791:
+            continue
+        ulen = struct.unpack(">H", udp[4:6])[0]
+        b = udp[8:ulen]
+        if len(b) < 16:
+            continue
+        op = b[0]
+        x = {"frame": n, "src": src, "dst": dst, "op": op,
+             "qp": int.from_bytes(b[5:8], "big"),
+             "psn": int.from_bytes(b[9:12], "big"), "reth": None,
+             "imm": None, "aeth": None}
+        h = 12
+        if op in (6, 10, 11):
+            va, rkey, ln = struct.unpack(">QII", b[h:h + 16])
+            x["reth"] = (va, rkey, ln)
+            h += 16
+        if op in (3, 5, 9, 11):
+            x["imm"] = struct.unpack(">I", b[h:h + 4])[0]
+            h += 4
+        if op in (13, 15, 16, 17, 18):
+            x["aeth"] = b[h]
+            h += 4
+        x["len"] = max(0, len(b) - h - ((b[1] >> 4) & 3) - 4)
+        pk.append(x)
+    return pk
+
+
+def bswap32(v):
+    return struct.unpack("<I", struct.pack(">I", v & 0xffffffff))[0]
+
+
+# --- payloads and submissions ----------------------------------------------
+def cmd_payloads(resdir):
+    rnd = random.SystemRandom()
+    alnum = string.ascii_letters + string.digits
+    os.makedirs(resdir, exist_ok=True)
+    for p in PAIRINGS:
+        msg = "".join(rnd.choice(alnum) for _ in range(rnd.randint(
+            1100, 2500)))
+        wmsg = "".join(rnd.choice(alnum) for _ in range(rnd.randint(
+            1100, 3000)))
+        while True:
+            imm = rnd.getrandbits(32)
+            if imm != bswap32(imm):
+                break
+        with open(os.path.join(resdir, "payload." + p), "w") as f:
+            f.write("%s\n0x%08x\n%s\n" % (msg, imm, wmsg))
+
+
+def cmd_unpack(sub, dest):
+    """The main.c of a submission (file, folder, tar or zip) -> dest."""
+    data = None
+    if os.path.isdir(sub):
+        cands = []
+        for root, _, files in os.walk(sub):
+            for fn in files:
+                if fn == "main.c":
+                    cands.append(os.path.join(root, fn))
+        cands.sort(key=lambda c: ("/lab/" not in c, c.count("/"), c))
+        if cands:
+            data = open(cands[0], "rb").read(2000001)
+    elif zipfile.is_zipfile(sub):
+        with zipfile.ZipFile(sub) as z:
+            names = sorted((n for n in z.namelist()
+                            if os.path.basename(n) == "main.c"),
+                           key=lambda c: ("lab/" not in c, c.count("/")))
+            if names:
+                with z.open(names[0]) as f:
+                    data = f.read(2000001)
+    elif tarfile.is_tarfile(sub):
+        with tarfile.open(sub) as t:
+            mem = sorted((m for m in t.getmembers() if m.isfile() and
+                          os.path.basename(m.name) == "main.c"),
+                         key=lambda m: ("lab/" not in m.name,
+                                        m.name.count("/")))
+            if mem:
+                data = t.extractfile(mem[0]).read(2000001)
+    elif os.path.isfile(sub):
+        data = open(sub, "rb").read(2000001)
+    if data is None:
+        print("no main.c in %s" % sub, file=sys.stderr)
+        return 1
+    if len(data) > 2000000:
+        print("main.c in %s is larger than 2 MB" % sub, file=sys.stderr)
+        return 1
+    os.makedirs(dest, exist_ok=True)
+    with open(os.path.join(dest, "main.c"), "wb") as f:
+        f.write(data)
+    return 0
+
+
+# --- judging ----------------------------------------------------------------
+class Side:
+    def __init__(self, pdir, side, who):
+        self.side, self.who = side, who
+        self.out = read(os.path.join(pdir, side + ".out"))
+        self.err = read(os.path.join(pdir, side + ".err"))
+        self.rc = num((read(os.path.join(pdir, side + ".rc")) or
+                       "").strip())
+        self.note = (read(os.path.join(pdir, side + ".note")) or
+                     "").strip()
+        self.steps, self.fails, self.hints = parse_output(self.out,
+                                                          self.err)
+        self.trace = parse_trace(read(os.path.join(pdir, side +
+                                                   ".trace")))
+
+    def line(self, step):
+        return self.steps.get(step, (None, {}, None))
+
+    def ok(self, step):
+        return self.line(step)[0] == "ok"
+
+    def val(self, step, key):
+        return self.line(step)[1].get(key)
+
+    def calls(self, fn, ok=None):
+        r = [e for e in self.trace if e["_fn"] == fn]
+        if ok is not None:
+            r = [e for e in r if ok(e)]
+        return r
+
+    def stopped_at(self):
+        for s in STEP_NAMES[:-1]:
+            if not self.ok(s):
+                return s
+        return None
+
+    def timed_out(self):
+        return self.rc in (124, 137) and not self.note
+
+    def text_lines(self):
+        return (self.out or "").splitlines() + (self.err or "").splitlines()
+
+
+def created(ret):
+    return ret not in ("(nil)", "0x0", "", None)
+
+
+class Check:
+    """Outcome of one step for one student side in one pairing."""
+
+    def __init__(self):
+        self.ok, self.exp, self.seen, self.hint = True, [], [], None
+
+    def bad(self, expected, seen, hint):
+        self.ok = False
+        if expected:
+            self.exp.append(expected)
+        if seen:
+            self.seen.append(seen)
+        if self.hint is None and hint:
+            self.hint = hint
+
+
+def fail_hint(S, step):
+    """A hint for a step that printed no ok line."""
+    msg = S.fails.get(step, "")
+    if "not implemented" in msg:
+        return HINTS["todo"]
+    if "RNR" in msg or "(13)" in msg:
+        return HINTS["rnr"]
+    if "remote access" in msg or "(10)" in msg:
+        return HINTS["write_access"]
+    if "local protection" in msg or "(4)" in msg:
+        return HINTS["send_data"]
+    if "htonl" in msg:
+        return HINTS["imm_htonl"]
+    if step == "connect" and "RTR" in msg and "Connection timed out" in msg:
+        return HINTS["gid"]
+    if S.hints.get(step):
+        return S.hints[step]
+    return None
+
+
+def judge_side(pid, pair, side, facts, packets):
+    S = pair[side]
+    other = "client" if side == "server" else "server"
+    P = pair[other]
+    me, peer = facts[side], facts[other]
+    ip = me.get("ip")
+    res = {s: Check() for s in STEP_NAMES}
+    stop = S.stopped_at()
+
+    # Common: the step's own line; missing lines name where it stopped.
+    for s in STEP_NAMES:
+        if S.ok(s):
+            continue
+        c = res[s]
+        if S.fails.get(s):
+            c.bad("lab %s ok" % s, "lab %s FAIL: %s" % (s, S.fails[s]),
+                  fail_hint(S, s) or HINTS["wc"])
+        elif S.timed_out() and s == (stop or "teardown"):
+            c.bad("lab %s ok" % s, "timed out in step %s" % s,
+                  "the program hung in step %s" % s)
+        elif S.rc is not None and S.rc >= 128 and S.rc not in (137,) \
+                and s == (stop or "teardown"):
+            hint = HINTS["flood"] if S.rc == 153 else HINTS["crash"]
+            c.bad("lab %s ok" % s, "killed by signal %d in step %s" %
+                  (S.rc - 128, s), hint)
+        elif S.note and s == (stop or "teardown"):
+            c.bad("lab %s ok" % s, "stopped in step %s after the peer "
+                  "failed" % s, None)
+        elif stop and STEP_NAMES.index(s) > STEP_NAMES.index(stop) \
+                and s != "teardown":
+            c.bad(None, "not reached: stopped in step %s" % stop, None)
+        else:
+            c.bad("lab %s ok" % s, "no line for %s" % s, None)
+
+    tr = S.trace
+    qps = S.calls("ibv_create_qp", lambda e: created(e["_ret"]))
+    mrs = S.calls("ibv_reg_mr", lambda e: created(e["_ret"]))
+    mods = S.calls("ibv_modify_qp")
+    rtr = [e for e in mods if num(e.get("state")) == QPS_RTR]
+    rts = [e for e in mods if num(e.get("state")) == QPS_RTS]
+    init = [e for e in mods if num(e.get("state")) == QPS_INIT]
+    qpn = num(qps[-1].get("qpn")) if qps else None
+
+    # open_device: port, GID and MTU against sysfs / ibv_devinfo.
+    c = res["open_device"]
+    if S.ok("open_device"):
+        idx = num(S.val("open_device", "gid_idx"), -1)
+        if rtr and num(rtr[-1].get("is_global")):
+            idx = num(rtr[-1].get("sgid_idx"), idx)
+        gid, typ = me["gids"].get(idx, ("", ""))
+        if num(S.val("open_device", "mtu")) != me["mtu"]:
+            c.bad("mtu=%d (active_mtu of %s)" % (me["mtu"], me.get("dev")),
+                  "mtu=%s" % S.val("open_device", "mtu"), HINTS["port"])
+        if not gid.startswith("0000:0000:0000:0000:0000:ffff:") or \
+                typ != "RoCE v2":
+            good = [i for i, (g, t) in sorted(me["gids"].items())
+                    if t == "RoCE v2" and
+                    g.startswith("0000:0000:0000:0000:0000:ffff:")]
+            c.bad("GID index %s (RoCE v2, IPv4-mapped)" %
+                  (good[0] if good else "?"),
+                  "GID index %d = %s (%s)" % (idx, gid or "empty",
+                                               typ or "?"), HINTS["gid"])
+        elif S.val("open_device", "gid") not in (None, gid) and \
+                idx == num(S.val("open_device", "gid_idx"), -1):
+            c.bad("gid=%s (sysfs gids/%d)" % (gid, idx),
+                  "gid=%s" % S.val("open_device", "gid"), HINTS["gid"])
+
+    # create_resources: the objects exist, with the access later steps need.
+    c = res["create_resources"]
+    if S.ok("create_resources"):
+        missing = [n for n, fn in (("PD", "ibv_alloc_pd"),
+                                   ("CQ", "ibv_create_cq"),
+                                   ("channel", "ibv_create_comp_channel"))
+                   if not S.calls(fn, lambda e: created(e["_ret"]))]
+        if not qps or num(qps[-1].get("type")) != QPT_RC:
+            missing.append("RC QP")
+        if not mrs:
+            missing.append("MR")
+        if missing:
+            c.bad("PD, channel, CQ, MR, RC QP created",
+                  "not created: " + ", ".join(missing), HINTS["objects"])
+        if side == "server" and not any(
+                num(m.get("access"), 0) & ACCESS_REMOTE_WRITE
+                for m in mrs):
+            c.bad("an MR with access LOCAL_WRITE|REMOTE_WRITE (0x3)",
+                  "MR access: " + ", ".join(
+                      m.get("access", "?") for m in mrs),
+                  HINTS["mr_remote"])
+
+    # qp_to_init
+    c = res["qp_to_init"]
+    if S.ok("qp_to_init"):
+        good = [e for e in init if e["_ret"] == "0"]
+        if not good:
+            c.bad("ibv_modify_qp(INIT) = 0", "no successful INIT "
+                  "transition", HINTS["init"])
+        elif side == "server" and not num(good[-1].get("access"),
+                                         0) & ACCESS_REMOTE_WRITE:
+            c.bad("qp_access_flags with IBV_ACCESS_REMOTE_WRITE (0x2)",
+                  "qp_access_flags=%s" % good[-1].get("access"),
+                  HINTS["qp_remote"])
+
+    # exchange: what the peer received is this side's real QP, MR, GID.
+    c = res["exchange"]
+    if S.ok("exchange") and P.who == "ref" and not P.ok("exchange"):
+        why = P.fails.get("exchange", "no exchange line")
+        hint = HINTS["exch_mtu"] if "MTU" in why else HINTS["exch_bad"]
+        c.bad("the reference accepts your exchange message",
+              "reference: " + why, hint)
+    elif S.ok("exchange") and P.who == "ref":
+        got = P.line("exchange")[1]
+        if qpn is not None and num(got.get("remote_qpn")) != qpn:
+            c.bad("remote_qpn=0x%06x (your QP)" % qpn,
+                  "reference received remote_qpn=%s" %
+                  got.get("remote_qpn"), HINTS["exch_qpn"])
+        if side == "server":
+            tgt = [m for m in mrs if num(m.get("access"), 0) &
+                   ACCESS_REMOTE_WRITE] or mrs
+            addr = num(got.get("remote_addr"))
+            rkey = num(got.get("remote_rkey"))
+            if tgt and not any(num(m["addr"]) <= (addr or -1) <
+                               num(m["addr"]) + num(m["len"])
+                               for m in tgt):
+                c.bad("remote_addr=%s (your MR)" % tgt[0]["addr"],
+                      "reference received remote_addr=%s" %
+                      got.get("remote_addr"), HINTS["exch_addr"])
+            if tgt and rkey not in [num(m.get("rkey")) for m in tgt]:
+                c.bad("remote_rkey=%s" % tgt[0].get("rkey"),
+                      "reference received remote_rkey=%s" %
+                      got.get("remote_rkey"), HINTS["exch_addr"])
+        idx = num(rtr[-1].get("sgid_idx")) if rtr else num(
+            S.val("open_device", "gid_idx"))
+        gid = me["gids"].get(idx, ("?", ""))[0]
+        if got.get("remote_gid") != gid:
+            c.bad("remote_gid=%s" % gid, "reference received remote_gid"
+                  "=%s" % got.get("remote_gid"), HINTS["exch_gid"])
+        if num(got.get("remote_mtu")) != me["mtu"]:
+            c.bad("remote_mtu=%d" % me["mtu"], "reference received "
+                  "remote_mtu=%s" % got.get("remote_mtu"), HINTS["exch_mtu"])
+
+    # connect: RTR/RTS towards the peer's real values; ACKs on the wire.
+    c = res["connect"]
+    if S.ok("connect") or (rtr and S.ok("exchange")):
+        r = [e for e in rtr if e["_ret"] == "0"]
+        t = [e for e in rts if e["_ret"] == "0"]
+        pqpn = num(P.val("create_resources", "qpn"))
+        ppsn = num(P.val("exchange", "local_psn"))
+        mypsn = num(P.val("exchange", "remote_psn"))
+        if not r:
+            c.bad("ibv_modify_qp(RTR) = 0", "RTR: " + (
+                "returned " + rtr[-1]["_ret"] if rtr else "never called"),
+                HINTS["rtr"])
+        else:
+            e = r[-1]
+            if not num(e.get("is_global")):
+                c.bad("ah_attr.is_global=1 (GRH)", "is_global=0",
+                      HINTS["grh"])
+            mtu = 128 << num(e.get("path_mtu"), 0)
+            lim = min(me["mtu"], peer["mtu"])
+            if mtu > lim:
+                c.bad("path_mtu <= %d" % lim, "path_mtu=%d" % mtu,
+                      HINTS["mtu"])
+            if pqpn is not None and num(e.get("dest_qpn")) != pqpn:
+                c.bad("dest_qpn=0x%06x" % pqpn, "dest_qpn=%s" %
+                      e.get("dest_qpn"), HINTS["qpn"])
+            if ppsn is not None and num(e.get("rq_psn")) != ppsn:
+                c.bad("rq_psn=0x%06x (the peer's PSN)" % ppsn,
+                      "rq_psn=%s" % e.get("rq_psn"), HINTS["psn"])
+        if not t and r:
+            c.bad("ibv_modify_qp(RTS) = 0", "RTS: " + (
+                "returned " + rts[-1]["_ret"] if rts else "never called"),
+                HINTS["rtr"])
+        elif t and mypsn is not None and num(t[-1].get("sq_psn")) != mypsn:
+            c.bad("sq_psn=0x%06x (what you advertised)" % mypsn,
+                  "sq_psn=%s" % t[-1].get("sq_psn"), HINTS["psn"])
+        if packets and ip and qpn is not None:
+            reqs = [x for x in packets if x["qp"] == qpn and
+                    x["dst"] == ip and x["op"] != OP_ACK]
+            acks = [x for x in packets if x["src"] == ip and
+                    x["aeth"] is not None]
+            if reqs and not acks:
+                c.bad("ACKs from your QP 0x%06x" % qpn,
+                      "%d requests to it, no ACK" % len(reqs),
+                      HINTS["psn"] if num(r[-1].get("rq_psn")) != ppsn
+                      else HINTS["rtr"] if r else HINTS["rtr"])
+            big = [x for x in packets if x["src"] == ip and
+                   x["op"] != OP_ACK and x["len"] > min(me["mtu"],
+                                                        peer["mtu"])]
+            if big:
+                c.bad("payload <= %d bytes per packet" %
+                      min(me["mtu"], peer["mtu"]),
+                      "frame %d carries %d bytes" % (big[0]["frame"],
+                                                     big[0]["len"]),
+                      HINTS["mtu"])
+
+    pl = pair["payload"]
+    msg, imm, wmsg = pl[0], num(pl[1]), pl[2]
+
+    def wire_ops(src, kinds):
+        return [x for x in (packets or []) if x["src"] == src and
+                x["op"] in kinds]
+
+    # send
+    c = res["send"]
+    if side == "server":
+        if S.ok("send") and S.val("send", "received") != msg:
+            got = S.val("send", "received") or ""
+            c.bad("received=%d random bytes" % len(msg),
+                  "received %d bytes%s" % (len(got), ", different" if
+                                           got else ""), HINTS["send_data"])
+        if not S.ok("send") and "RNR" in (P.fails.get("send") or "") + \
+                (P.hints.get("send") or "") or any(
+                    x["aeth"] is not None and 0x20 <= x["aeth"] < 0x40
+                    for x in wire_ops(ip, {OP_ACK})):
+            c.bad("your QP accepts the SEND", "RNR NAK from your QP "
+                  "(receiver not ready)", HINTS["rnr"])
+    else:
+        ops = wire_ops(ip, OP_SEND)
+        if S.ok("send") and P.who == "ref" and \
+                P.val("send", "received") != msg:
+            c.bad("the reference received the %d-byte message" % len(msg),
+                  "reference: " + (P.fails.get("send") or
+                                   "received other bytes"),
+                  HINTS["opcode"] if "slot" in (P.fails.get("send") or "")
+                  else HINTS["send_data"])
+        if S.ok("send") and packets is not None and ops and \
+                ops[0]["op"] not in (0, 4):
+            c.bad("SEND FIRST/ONLY (opcode 0/4)", "first SEND packet "
+                  "opcode %d" % ops[0]["op"], HINTS["opcode"])
+
+    # send_imm
+    c = res["send_imm"]
+    if side == "server":
+        if S.ok("send_imm"):
+            got = num(S.val("send_imm", "imm"))
+            if S.val("send_imm", "received") != msg:
+                c.bad("received the %d-byte message" % len(msg),
+                      "received other bytes", HINTS["send_data"])
+            if got != imm:
+                c.bad("imm=0x%08x" % imm, "imm=%s" % S.val("send_imm",
+                                                          "imm"),
+                      HINTS["imm_ntohl"] if got == bswap32(imm)
+                      else HINTS["imm_flag"])
+        elif "immediate" in (S.fails.get("send_imm") or ""):
+            c.hint = HINTS["imm_flag"]
+    else:
+        ops = wire_ops(ip, OP_SEND)
+        imms = [x for x in ops if x["op"] in OP_SEND_IMM]
+        if packets is not None and S.ok("send") and not imms:
+            c.bad("SEND with immediate (opcode 3/5) on the wire",
+                  "no SEND with immediate from you (opcodes: %s)" %
+                  ",".join(str(x["op"]) for x in ops) if ops else
+                  "no SEND with immediate", HINTS["opcode"])
+        elif imms and imms[0]["imm"] != imm:
+            c.bad("immediate 0x%08x on the wire" % imm,
+                  "immediate 0x%08x on the wire (frame %d)" %
+                  (imms[0]["imm"], imms[0]["frame"]),
+                  HINTS["imm_htonl"] if imms[0]["imm"] == bswap32(imm)
+                  else HINTS["imm_htonl"])
+        if P.who == "ref" and S.ok("send_imm") and (
+                P.val("send_imm", "received") != msg or
+                num(P.val("send_imm", "imm")) != imm):
+            c.bad("the reference received the message with imm=0x%08x" %
+                  imm, "reference: " + (P.fails.get("send_imm") or
+                                        "imm=%s" % P.val("send_imm", "imm")),
+                  HINTS["opcode"] if "immediate" in (
+                      P.fails.get("send_imm") or "") else
+                  HINTS["imm_htonl"])
+        if not S.ok("send_imm") and "htonl" in (S.fails.get("send_imm")
+                                                or ""):
+            c.hint = HINTS["imm_htonl"]
+        if not S.ok("send_imm") and "no matching work request" in (
+                S.fails.get("send_imm") or ""):
+            c.hint = HINTS["opcode"]
+
+    # write
+    c = res["write"]
+    writes = wire_ops(P.side and facts[other].get("ip"), OP_WRITE) \
+        if side == "server" else wire_ops(ip, OP_WRITE)
+    if side == "server":
+        if S.ok("write") and S.val("write", "received") != wmsg:
+            got = S.val("write", "received") or ""
+            c.bad("received the %d-byte WRITE payload" % len(wmsg),
+                  "received %d bytes%s" % (len(got), " (before the data "
+                                           "arrived?)" if len(got) <
+                                           len(wmsg) else ""),
+                  HINTS["early_read"] if len(got) < len(wmsg) or
+                  not P.ok("write") else HINTS["write_data"])
+        if not S.ok("write") or not P.ok("write"):
+            pf = P.fails.get("write") or ""
+            if "remote access" in pf or "(10)" in pf:
+                c.bad("the client's WRITE succeeds", "client: " + pf,
+                      HINTS["write_access"])
+    else:
+        if P.who == "ref" and S.ok("write") and \
+                P.val("write", "received") != wmsg:
+            c.bad("the reference received the %d-byte WRITE payload" %
+                  len(wmsg), "reference: " + (P.fails.get("write") or
+                                              "other bytes"),
+                  HINTS["write_data"])
+        pa = num(P.val("create_resources", "buf"))
+        pk = num(P.val("create_resources", "rkey"))
+        first = [x for x in writes if x["reth"]]
+        if first and pk is not None and first[0]["reth"][1] != pk:
+            c.bad("RETH rkey=0x%x" % pk, "RETH rkey=0x%x (frame %d)" %
+                  (first[0]["reth"][1], first[0]["frame"]), HINTS["rkey"])
+        if first and pa is not None and first[0]["reth"][0] != pa:
+            c.bad("RETH va=0x%x" % pa, "RETH va=0x%x (frame %d)" %
+                  (first[0]["reth"][0], first[0]["frame"]), HINTS["rkey"])
+        wf = S.fails.get("write") or ""
+        if ("remote access" in wf or "(10)" in wf) and c.hint is None:
+            c.hint = HINTS["rkey"]
+        if packets is not None and S.ok("write") and not writes:
+            c.bad("RDMA WRITE packets from you", "none", HINTS["opcode"])
+
+    # teardown: every object destroyed, with 0, in a valid order.
+    c = res["teardown"]
+    if S.timed_out() or S.note:
+        pass  # killed: judged in the other pairings
+    elif not any(e["_fn"] == "ibv_open_device" and created(e["_ret"])
+                 for e in tr):
+        if c.ok:
+            c.bad("a device opened and closed", "no device opened",
+                  HINTS["teardown_line"])
+    else:
+        live, order_bad = {}, []
+        kinds = {"ibv_open_device": "device", "ibv_alloc_pd": "PD",
+                 "ibv_create_comp_channel": "channel",
+                 "ibv_create_cq": "CQ", "ibv_reg_mr": "MR",
+                 "ibv_create_qp": "QP"}
+        dkinds = {"ibv_close_device": "ctx", "ibv_dealloc_pd": "pd",
+                  "ibv_destroy_comp_channel": "ch",
+                  "ibv_destroy_cq": "cq", "ibv_dereg_mr": "mr",
+                  "ibv_destroy_qp": "qp"}
+        for e in tr:
+            fn = e["_fn"]
+            if fn in kinds and created(e["_ret"]):
+                live[e["_ret"]] = (kinds[fn], e)
+            elif fn in dkinds:
+                ptr = e.get(dkinds[fn])
+                if e["_ret"] != "0":
+                    order_bad.append("%s(%s) returned %s" % (
+                        fn, ptr, e["_ret"]))
+                    continue
+                k = live.pop(ptr, None)
+                if k and k[0] == "device" and len(live):
+                    order_bad.append("ibv_close_device with %s still "
+                                     "alive" % ", ".join(sorted(set(
+                                         v[0] for v in live.values()))))
+        if order_bad:
+            c.bad("every destroy returns 0, in reverse order of creation",
+                  "; ".join(order_bad[:3]), HINTS["teardown_order"])
+        if live:
+            c.bad("no verbs object left", "never destroyed: " + ", ".join(
+                "%s %s" % (v[0], p) for p, v in live.items()),
+                HINTS["teardown_leak"])
+    return res
+
+
+def pcap_summary(path, limit=12):
+    try:
+        r = subprocess.run([os.path.join(HERE, "..", "wire-summary"), path],
+                           capture_output=True, text=True, timeout=30)
+        lines = r.stdout.splitlines()
+    except (OSError, subprocess.SubprocessError):
+        return []
+    if len(lines) > limit + 1:
+        lines = lines[:limit + 1] + ["  ... %d more" % (len(lines) -
+                                                         limit - 1)]
+    return lines
+
+
+def cmd_analyze(resdir, rundir, dest):
+    facts = {s: parse_facts(read(os.path.join(rundir, "facts." + s)))
+             for s in ("server", "client")}
+    result = {"name": os.path.basename(resdir.rstrip("/")), "steps": {},
+              "env_error": None, "compile_error": None}
+    if os.path.exists(os.path.join(resdir, "compile-failed")):
+        result["compile_error"] = read(os.path.join(resdir,
+                                                    "compile.log"), 4000)
+    env = [read(os.path.join(resdir, "env-error"))] + [
+        read(os.path.join(resdir, p, "env-error")) for p in PAIRINGS]
+    env = [e.strip() for e in env if e]
+    if not os.path.exists(os.path.join(resdir, "done")):
+        env.append("the grading run did not finish")
+    if env:
+        result["env_error"] = "; ".join(env)
+    checks = {s: [] for s in STEP_NAMES}
+    lines_out = []
+    for p, roles in PAIRINGS.items():
+        pdir = os.path.join(resdir, p)
+        if result["compile_error"] or not os.path.isdir(pdir):
+            continue
+        pair = {s: Side(pdir, s, roles[s]) for s in ("server", "client")}
+        pl = (read(os.path.join(resdir, "payload." + p)) or
+              "\n0\n").splitlines()
+        pair["payload"] = pl + [""] * (3 - len(pl))
+        pcap = os.path.join(resdir, p + ".pcap")
+        packets = parse_pcap(pcap)
+        for side in ("server", "client"):
+            if roles[side] != "student":
+                continue
+            r = judge_side(p, pair, side, facts, packets)
+            for s in STEP_NAMES:
+                checks[s].append((p, side, r[s]))
+        lines_out.append((p, pair))
+    # Verdicts and evidence text.
+    for s, pts in STEPS:
+        cs = checks[s]
+        ok = bool(cs) and all(c.ok for _, _, c in cs)
+        if result["compile_error"]:
+            ev, hint = ["your program did not compile"], HINTS["compile"]
+        else:
+            ev, hint = [], None
+            for p, side, c in cs:
+                if c.ok:
+                    continue
+                hint = hint or c.hint
+                ev.append("  %s (%s), your %s:" % (p, PAIR_TITLE[p], side))
+                for x in c.exp:
+                    ev.append("    expected: " + x)
+                for x in c.seen:
+                    ev.append("    seen:     " + x)
+        result["steps"][s] = {"score": pts if ok else 0, "max": pts,
+                              "passed": ok, "evidence": ev,
+                              "hint": hint}
+    # Student's own lines, marked, and the wire of failed pairings.
+    own = []
+    for p, pair in lines_out:
+        for side in ("server", "client"):
+            S = pair[side]
+            if S.who != "student":
+                continue
+            own.append("  %s, your %s (exit status %s%s):" % (
+                p, side, S.rc, ", " + S.note if S.note else ""))
+            for s in STEP_NAMES:
+                st = result["steps"][s]
+                if S.ok(s):
+                    mark = "GOOD   " if st["passed"] else "BAD    "
+                    own.append("    %s%s" % (mark, S.line(s)[2][:160]))
+                elif S.fails.get(s):
+                    own.append("    BAD     lab %s FAIL: %s" % (
+                        s, S.fails[s][:140]))
+                    if S.hints.get(s):
+                        own.append("            lab %s hint: %s" % (
+                            s, S.hints[s][:140]))
+                else:
+                    own.append("    MISSING lab %s ok" % s)
+    result["own_lines"] = own
+    wire = {}
+    for p, pair in lines_out:
+        failed = any(not c.ok for s in STEP_NAMES
+                     for pp, _, c in checks[s] if pp == p)
+        if failed:
+            wire[p] = pcap_summary(os.path.join(resdir, p + ".pcap"))
+    result["wire"] = wire
+    result["score"] = sum(v["score"] for v in result["steps"].values())
+    result["max_score"] = sum(POINTS.values())
+    os.makedirs(dest, exist_ok=True)
+    tmp = os.path.join(dest, "result.json.tmp")
+    with open(tmp, "w") as f:
+        json.dump(result, f, indent=1)
+    os.replace(tmp, os.path.join(dest, "result.json"))
+    return 0
+
+
+def render(result, steps=None):
+    steps = steps or STEP_NAMES
+    o = []
+    if result.get("env_error"):
+        o.append("ENVIRONMENT ERROR (not your fault): " +
+                 result["env_error"])
+    if result.get("compile_error"):
+        o.append("Your program does not compile:")
+        o += ["  " + x for x in result["compile_error"].splitlines()[:20]]
+    got = tot = 0
+    for s in steps:
+        st = result["steps"][s]
+        got, tot = got + st["score"], tot + st["max"]
+        o.append("%-17s %d/%d  %s" % (s, st["score"], st["max"],
+                                      "OK" if st["passed"] else "FAIL"))
+    o.append("Score: %d/%d" % (got, tot))
+    failed = [s for s in steps if not result["steps"][s]["passed"]]
+    for s in failed:
+        st = result["steps"][s]
+        o.append("")
+        o.append("== %s: FAIL" % s)
+        o += st["evidence"][:24]
+        if st["hint"]:
+            o.append("  hint: " + st["hint"])
+    if failed and result.get("own_lines"):
+        o.append("")
+        o.append("== your program's lines")
+        o += result["own_lines"]
+    if failed and result.get("wire"):
+        for p, lines in sorted(result["wire"].items()):
+            o.append("")
+            o.append("== packets of %s (%s)" % (p, PAIR_TITLE[p]))
+            o += ["  " + x for x in lines] or ["  (no RoCE packets)"]
+    return "\n".join(o), got, tot
+
+
+def cmd_show(path, steps):
+    result = json.load(open(path))
+    text, got, tot = render(result, steps)
+    print(text)
+    return 0 if got == tot and not result.get("env_error") else 1
+
+
+def cmd_results(path, dest, steps):
+    result = json.load(open(path))
+    tests = []
+    for s in steps or STEP_NAMES:
+        st = result["steps"][s]
+        out = st["evidence"] + (["hint: " + st["hint"]] if st["hint"]
+                                else [])
+        tests.append({"name": s, "score": st["score"],
+                      "max_score": st["max"],
+                      "output": "\n".join(out) or "ok"})
+    doc = {"score": sum(t["score"] for t in tests), "tests": tests,
+           "output": render(result, steps)[0]}
+    tmp = dest + ".tmp"
+    with open(tmp, "w") as f:
+        json.dump(doc, f, indent=1)
+    os.replace(tmp, dest)
+    return 0
+
+
+def write_atomic(path, text):
+    tmp = path + ".tmp"
+    with open(tmp, "w") as f:
+        f.write(text)
+    os.replace(tmp, path)
+
+
+def cmd_report(out):
+    sdir = os.path.join(out, "students")
+    rows = []
+    for name in sorted(os.listdir(sdir)):
+        p = os.path.join(sdir, name, "result.json")
+        if os.path.exists(p):
+            rows.append(json.load(open(p)))
+    buf = io.StringIO()
+    w = csv.writer(buf)
+    w.writerow(["student"] + STEP_NAMES + ["score", "max", "status"])
+    for r in rows:
+        status = "environment error" if r.get("env_error") else \
+            "compile error" if r.get("compile_error") else "graded"
+        w.writerow([r["name"]] + [r["steps"][s]["score"]
+                                  for s in STEP_NAMES] +
+                   [r["score"], r["max_score"], status])
+    write_atomic(os.path.join(out, "report.csv"), buf.getvalue())
+    md = ["# rdma-lab grades", "",
+          "%d submissions graded; full marks: %d; environment errors: %d;"
+          " compile errors: %d." % (
+              len(rows), sum(r["score"] == r["max_score"] for r in rows),
+              sum(bool(r.get("env_error")) for r in rows),
+              sum(bool(r.get("compile_error")) for r in rows)), "",
+          "| step | points | passed | most common failure |",
+          "|---|---:|---:|---|"]
+    for s, pts in STEPS:
+        ok = sum(r["steps"][s]["passed"] for r in rows)
+        hints = {}
+        for r in rows:
+            h = r["steps"][s]["hint"]
+            if not r["steps"][s]["passed"] and h:
+                hints[h] = hints.get(h, 0) + 1
+        common = max(hints.items(), key=lambda x: x[1]) if hints else None
+        md.append("| %s | %d | %d/%d | %s |" % (
+            s, pts, ok, len(rows),
+            "%s (%d)" % (common[0], common[1]) if common else "-"))
+    md += ["", "| student | score | status |", "|---|---:|---|"]
+    for r in rows:
+        md.append("| %s | %d/%d | %s |" % (
+            r["name"], r["score"], r["max_score"],
+            "environment error" if r.get("env_error") else
+            "compile error" if r.get("compile_error") else "graded"))
+    write_atomic(os.path.join(out, "report.md"), "\n".join(md) + "\n")
+    return 0
+
+
+def main(argv):
+    if len(argv) < 2:
+        print(__doc__, file=sys.stderr)
+        return 2
+    cmd, args = argv[1], argv[2:]
+    bad = [a for a in args if a in POINTS] if cmd in ("show",
+                                                      "results") else []
+    if cmd == "payloads":
+        cmd_payloads(args[0])
+        return 0
+    if cmd == "unpack":
+        return cmd_unpack(args[0], args[1])
+    if cmd == "analyze":
+        return cmd_analyze(args[0], args[1], args[2])
+    if cmd == "show":
+        return cmd_show(args[0], bad or None)
+    if cmd == "results":
+        return cmd_results(args[0], args[1], [a for a in args[2:]] or None)
+    if cmd == "report":
+        return cmd_report(args[0])
+    print(__doc__, file=sys.stderr)
+    return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))

@@ -1,0 +1,282 @@
+/*
+ * tracer.c: LD_PRELOAD tracer of the exported ibv_* entry points, for the
+ * grader.  Each call the traced program makes is appended as one line to
+ * the file named by $LAB_TRACE:
+ *
+ *   ibv_reg_mr pd=0x.. addr=0x.. len=N access=0x.. = 0x.. lkey=.. rkey=..
+ *   ibv_modify_qp qp=0x.. qpn=0x.. mask=0x.. state=2 ... = 0
+ *
+ * Pointers identify objects, so the grader can match every destroy with
+ * its create and check the order.  ibv_post_send, ibv_post_recv and
+ * ibv_poll_cq are static inlines in verbs.h and cannot be seen here; the
+ * packet capture covers them.
+ */
+#define _GNU_SOURCE
+#include <dlfcn.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <infiniband/verbs.h>
+
+static int trace_fd = -2;
+
+static void trace(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+static void trace(const char *fmt, ...)
+{
+	char line[1024];
+	va_list ap;
+	int n, saved = errno;
+
+	if (trace_fd == -2) {
+		const char *path = getenv("LAB_TRACE");
+
+		trace_fd =
+			path ? open(path,
+				    O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC,
+				    0644)
+			     : -1;
+	}
+	if (trace_fd < 0) {
+		errno = saved;
+		return;
+	}
+	va_start(ap, fmt);
+	n = vsnprintf(line, sizeof(line) - 1, fmt, ap);
+	va_end(ap);
+	if (n < 0)
+		n = 0;
+	if (n > (int)sizeof(line) - 2)
+		n = sizeof(line) - 2;
+	line[n++] = '\n';
+	if (write(trace_fd, line, n) < 0) {
+		/* Nothing useful to do: the grader sees a missing line. */
+	}
+	errno = saved;
+}
+
+/*
+ * libibverbs' definition of sym, looked up once.  dlsym() would return the
+ * oldest version (IBVERBS_1.0, another ABI), so ask for the one programs
+ * link against today.
+ */
+#define REAL_V(sym, ver)                                                       \
+	static __typeof__(sym) *real_##sym;                                    \
+	if (!real_##sym)                                                       \
+		real_##sym = (__typeof__(sym) *)dlvsym(RTLD_NEXT, #sym, ver);  \
+	if (!real_##sym) {                                                     \
+		trace("%s missing", #sym);                                     \
+		abort();                                                       \
+	}
+#define REAL(sym) REAL_V(sym, "IBVERBS_1.1")
+
+static void gid_str(const union ibv_gid *g, char out[40])
+{
+	int i;
+
+	for (i = 0; i < 8; i++)
+		sprintf(out + 5 * i, "%02x%02x%s", g->raw[2 * i],
+			g->raw[2 * i + 1], i < 7 ? ":" : "");
+}
+
+struct ibv_context *ibv_open_device(struct ibv_device *dev)
+{
+	struct ibv_context *ret;
+
+	REAL(ibv_open_device);
+	ret = real_ibv_open_device(dev);
+	trace("ibv_open_device name=%s = %p errno=%d", dev ? dev->name : "?",
+	      (void *)ret, ret ? 0 : errno);
+	return ret;
+}
+
+int ibv_close_device(struct ibv_context *c)
+{
+	int ret;
+
+	REAL(ibv_close_device);
+	ret = real_ibv_close_device(c);
+	trace("ibv_close_device ctx=%p = %d", (void *)c, ret);
+	return ret;
+}
+
+struct ibv_pd *ibv_alloc_pd(struct ibv_context *c)
+{
+	struct ibv_pd *ret;
+
+	REAL(ibv_alloc_pd);
+	ret = real_ibv_alloc_pd(c);
+	trace("ibv_alloc_pd ctx=%p = %p errno=%d", (void *)c, (void *)ret,
+	      ret ? 0 : errno);
+	return ret;
+}
+
+int ibv_dealloc_pd(struct ibv_pd *pd)
+{
+	int ret;
+
+	REAL(ibv_dealloc_pd);
+	ret = real_ibv_dealloc_pd(pd);
+	trace("ibv_dealloc_pd pd=%p = %d", (void *)pd, ret);
+	return ret;
+}
+
+struct ibv_comp_channel *ibv_create_comp_channel(struct ibv_context *c)
+{
+	struct ibv_comp_channel *ret;
+
+	REAL_V(ibv_create_comp_channel, "IBVERBS_1.0");
+	ret = real_ibv_create_comp_channel(c);
+	trace("ibv_create_comp_channel ctx=%p = %p errno=%d", (void *)c,
+	      (void *)ret, ret ? 0 : errno);
+	return ret;
+}
+
+int ibv_destroy_comp_channel(struct ibv_comp_channel *ch)
+{
+	int ret;
+
+	REAL_V(ibv_destroy_comp_channel, "IBVERBS_1.0");
+	ret = real_ibv_destroy_comp_channel(ch);
+	trace("ibv_destroy_comp_channel ch=%p = %d", (void *)ch, ret);
+	return ret;
+}
+
+struct ibv_cq *ibv_create_cq(struct ibv_context *c, int cqe, void *cq_ctx,
+			     struct ibv_comp_channel *ch, int vec)
+{
+	struct ibv_cq *ret;
+
+	REAL(ibv_create_cq);
+	ret = real_ibv_create_cq(c, cqe, cq_ctx, ch, vec);
+	trace("ibv_create_cq ctx=%p cqe=%d ch=%p = %p errno=%d", (void *)c, cqe,
+	      (void *)ch, (void *)ret, ret ? 0 : errno);
+	return ret;
+}
+
+int ibv_destroy_cq(struct ibv_cq *cq)
+{
+	int ret;
+
+	REAL(ibv_destroy_cq);
+	ret = real_ibv_destroy_cq(cq);
+	trace("ibv_destroy_cq cq=%p = %d", (void *)cq, ret);
+	return ret;
+}
+
+static void trace_mr(const char *fn, struct ibv_pd *pd, void *addr, size_t len,
+		     uint64_t iova, unsigned int access, struct ibv_mr *mr)
+{
+	trace("%s pd=%p addr=%p len=%zu iova=0x%llx access=0x%x = %p "
+	      "lkey=0x%x rkey=0x%x errno=%d",
+	      fn, (void *)pd, addr, len, (unsigned long long)iova, access,
+	      (void *)mr, mr ? mr->lkey : 0, mr ? mr->rkey : 0, mr ? 0 : errno);
+}
+
+#undef ibv_reg_mr
+struct ibv_mr *ibv_reg_mr(struct ibv_pd *pd, void *addr, size_t len, int access)
+{
+	struct ibv_mr *ret;
+
+	REAL(ibv_reg_mr);
+	ret = real_ibv_reg_mr(pd, addr, len, access);
+	trace_mr("ibv_reg_mr", pd, addr, len, (uintptr_t)addr, access, ret);
+	return ret;
+}
+
+struct ibv_mr *ibv_reg_mr_iova2(struct ibv_pd *pd, void *addr, size_t len,
+				uint64_t iova, unsigned int access)
+{
+	struct ibv_mr *ret;
+
+	REAL_V(ibv_reg_mr_iova2, "IBVERBS_1.8");
+	ret = real_ibv_reg_mr_iova2(pd, addr, len, iova, access);
+	trace_mr("ibv_reg_mr", pd, addr, len, iova, access, ret);
+	return ret;
+}
+
+#undef ibv_reg_mr_iova
+struct ibv_mr *ibv_reg_mr_iova(struct ibv_pd *pd, void *addr, size_t len,
+			       uint64_t iova, int access)
+{
+	struct ibv_mr *ret;
+
+	REAL_V(ibv_reg_mr_iova, "IBVERBS_1.7");
+	ret = real_ibv_reg_mr_iova(pd, addr, len, iova, access);
+	trace_mr("ibv_reg_mr", pd, addr, len, iova, access, ret);
+	return ret;
+}
+
+int ibv_dereg_mr(struct ibv_mr *mr)
+{
+	int ret;
+
+	REAL(ibv_dereg_mr);
+	ret = real_ibv_dereg_mr(mr);
+	trace("ibv_dereg_mr mr=%p = %d", (void *)mr, ret);
+	return ret;
+}
+
+struct ibv_qp *ibv_create_qp(struct ibv_pd *pd, struct ibv_qp_init_attr *a)
+{
+	struct ibv_qp *ret;
+
+	REAL(ibv_create_qp);
+	ret = real_ibv_create_qp(pd, a);
+	trace("ibv_create_qp pd=%p type=%d send_cq=%p recv_cq=%p = %p "
+	      "qpn=0x%06x errno=%d",
+	      (void *)pd, a ? (int)a->qp_type : -1,
+	      a ? (void *)a->send_cq : NULL, a ? (void *)a->recv_cq : NULL,
+	      (void *)ret, ret ? ret->qp_num : 0, ret ? 0 : errno);
+	return ret;
+}
+
+int ibv_destroy_qp(struct ibv_qp *qp)
+{
+	int ret;
+
+	REAL(ibv_destroy_qp);
+	ret = real_ibv_destroy_qp(qp);
+	trace("ibv_destroy_qp qp=%p = %d", (void *)qp, ret);
+	return ret;
+}
+
+int ibv_modify_qp(struct ibv_qp *qp, struct ibv_qp_attr *a, int mask)
+{
+	char gid[40] = "-";
+	int ret;
+
+	REAL(ibv_modify_qp);
+	ret = real_ibv_modify_qp(qp, a, mask);
+	if (a && (mask & IBV_QP_AV))
+		gid_str(&a->ah_attr.grh.dgid, gid);
+	trace("ibv_modify_qp qp=%p mask=0x%x state=%d access=0x%x port=%d "
+	      "path_mtu=%d dest_qpn=0x%06x rq_psn=0x%06x sq_psn=0x%06x "
+	      "is_global=%d sgid_idx=%d hop_limit=%d dgid=%s dlid=0x%04x "
+	      "timeout=%d retry_cnt=%d rnr_retry=%d = %d",
+	      (void *)qp, mask, a ? (int)a->qp_state : -1,
+	      a ? a->qp_access_flags : 0, a ? a->port_num : 0,
+	      a ? (int)a->path_mtu : 0, a ? a->dest_qp_num : 0,
+	      a ? a->rq_psn : 0, a ? a->sq_psn : 0,
+	      a ? a->ah_attr.is_global : 0, a ? a->ah_attr.grh.sgid_index : 0,
+	      a ? a->ah_attr.grh.hop_limit : 0, gid, a ? a->ah_attr.dlid : 0,
+	      a ? a->timeout : 0, a ? a->retry_cnt : 0, a ? a->rnr_retry : 0,
+	      ret);
+	return ret;
+}
+
+__attribute__((constructor)) static void trace_start(void)
+{
+	trace("start pid=%d", (int)getpid());
+}
+
+__attribute__((destructor)) static void trace_end(void)
+{
+	trace("exit pid=%d", (int)getpid());
+}
