@@ -90,3 +90,25 @@ ladder:
 # ---------------------------------------------------------------------------
 # (end of docs images block)
 # ---------------------------------------------------------------------------
+
+# ---------------------------------------------------------------------------
+# Grading (vm/grade, vm/grade-all, vm/grader/; docs/grading.md).
+#   make grade                grade lab/main.c in the guests, against the
+#                             reference (GRADE_ARGS: steps, --results FILE)
+#   make grade-all DIR=SUBS   grade every submission in SUBS (one boot)
+#   make dist                 student handout: no solution sources, the
+#                             reference as a built binary
+# ---------------------------------------------------------------------------
+.PHONY: grade grade-all dist
+grade: deps
+	vm/grade $(GRADE_ARGS)
+
+grade-all: deps
+	@test -n "$(DIR)" || { echo "usage: make grade-all DIR=SUBMISSIONS/"; exit 2; }
+	vm/grade-all $(GRADE_ARGS) $(DIR)
+
+dist: all
+	vm/grader/mkdist out/rdma-lab-handout.tar.gz
+# ---------------------------------------------------------------------------
+# (end of grading block)
+# ---------------------------------------------------------------------------

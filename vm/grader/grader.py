@@ -388,23 +388,25 @@ class Check:
             self.hint = hint
 
 
-def fail_hint(S, step):
+def fail_hint(S, step, side):
     """A hint for a step that printed no ok line."""
     msg = S.fails.get(step, "")
+    if side == "client" and ("remote access" in msg or "(10)" in msg):
+        return None  # rkey or address: the wire checks tell which
     if "not implemented" in msg:
         return HINTS["todo"]
     if "RNR" in msg or "(13)" in msg:
         return HINTS["rnr"]
     if "remote access" in msg or "(10)" in msg:
         return HINTS["write_access"]
-    if "local protection" in msg or "(4)" in msg:
+    if "local protection" in msg or "(4)" in msg or "(2)" in msg:
         return HINTS["send_data"]
     if "htonl" in msg:
         return HINTS["imm_htonl"]
     if step == "connect" and "RTR" in msg and "Connection timed out" in msg:
         return HINTS["gid"]
-    if S.hints.get(step):
-        return S.hints[step]
+    if "psn" in msg.lower():
+        return HINTS["psn"]
     return None
 
 
@@ -424,7 +426,7 @@ def judge_side(pid, pair, side, facts, packets):
         c = res[s]
         if S.fails.get(s):
             c.bad("lab %s ok" % s, "lab %s FAIL: %s" % (s, S.fails[s]),
-                  fail_hint(S, s) or HINTS["wc"])
+                  fail_hint(S, s, side))
         elif S.timed_out() and s == (stop or "teardown"):
             c.bad("lab %s ok" % s, "timed out in step %s" % s,
                   "the program hung in step %s" % s)
@@ -556,12 +558,8 @@ def judge_side(pid, pair, side, facts, packets):
         pqpn = num(P.val("create_resources", "qpn"))
         ppsn = num(P.val("exchange", "local_psn"))
         mypsn = num(P.val("exchange", "remote_psn"))
-        if not r:
-            c.bad("ibv_modify_qp(RTR) = 0", "RTR: " + (
-                "returned " + rtr[-1]["_ret"] if rtr else "never called"),
-                HINTS["rtr"])
-        else:
-            e = r[-1]
+        if rtr:
+            e = r[-1] if r else rtr[-1]
             if not num(e.get("is_global")):
                 c.bad("ah_attr.is_global=1 (GRH)", "is_global=0",
                       HINTS["grh"])
@@ -576,6 +574,10 @@ def judge_side(pid, pair, side, facts, packets):
             if ppsn is not None and num(e.get("rq_psn")) != ppsn:
                 c.bad("rq_psn=0x%06x (the peer's PSN)" % ppsn,
                       "rq_psn=%s" % e.get("rq_psn"), HINTS["psn"])
+        if not r:
+            c.bad("ibv_modify_qp(RTR) = 0", "RTR: " + (
+                "returned " + rtr[-1]["_ret"] if rtr else "never called"),
+                HINTS["rtr"])
         if not t and r:
             c.bad("ibv_modify_qp(RTS) = 0", "RTS: " + (
                 "returned " + rts[-1]["_ret"] if rts else "never called"),
@@ -591,8 +593,8 @@ def judge_side(pid, pair, side, facts, packets):
             if reqs and not acks:
                 c.bad("ACKs from your QP 0x%06x" % qpn,
                       "%d requests to it, no ACK" % len(reqs),
-                      HINTS["psn"] if num(r[-1].get("rq_psn")) != ppsn
-                      else HINTS["rtr"] if r else HINTS["rtr"])
+                      HINTS["psn"] if r and num(r[-1].get("rq_psn")) !=
+                      ppsn else HINTS["rtr"])
             big = [x for x in packets if x["src"] == ip and
                    x["op"] != OP_ACK and x["len"] > min(me["mtu"],
                                                         peer["mtu"])]
@@ -764,6 +766,11 @@ def judge_side(pid, pair, side, facts, packets):
             c.bad("no verbs object left", "never destroyed: " + ", ".join(
                 "%s %s" % (v[0], p) for p, v in live.items()),
                 HINTS["teardown_leak"])
+    # Fallbacks: the program's own hint, then a generic one.
+    for s in STEP_NAMES:
+        c = res[s]
+        if not c.ok and c.hint is None and S.fails.get(s):
+            c.hint = S.hints.get(s) or HINTS["wc"]
     return res
 
 
@@ -822,6 +829,11 @@ def cmd_analyze(resdir, rundir, dest):
             ev, hint = ["your program did not compile"], HINTS["compile"]
         else:
             ev, hint = [], None
+            bad = [c for _, _, c in cs if not c.ok]
+            if bad and all(x.startswith("not reached") for c in bad
+                           for x in c.seen):
+                cs = []
+                ev = ["  " + bad[0].seen[0]]
             for p, side, c in cs:
                 if c.ok:
                     continue

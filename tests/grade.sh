@@ -1,0 +1,195 @@
+#!/bin/bash
+# The grader (vm/grade, vm/grade-all) judged on known programs, in one batch
+# (one boot of the guests): the reference scores full marks, the skeleton 0
+# with "not implemented", a differently written correct solution full marks,
+# each seeded mistake of vm/grader/mistakes/ loses its step with its hint,
+# and hostile submissions cost only their own score.  Then make grade
+# itself: the untouched skeleton, and a correct lab with its wall time.
+set -u
+# shellcheck source=tests/lib.sh
+. "$(dirname "$0")/lib.sh"
+
+lock=/tmp/rdma-lab-vm.lock
+subs=$t_tmp/subs
+out=$t_tmp/graded
+mkdir -p "$subs"
+make -s all lab >/dev/null 2>&1 || fail "make all"
+
+# --- the batch --------------------------------------------------------------
+cp solution/main.c "$subs/reference.c"
+cp lab/main.c "$subs/skeleton.c"
+python3 tests/grade/mkalt.py lab/main.c tests/grade/alt.c >"$subs/alt.c"
+for f in vm/grader/mistakes/*.sed tests/grade/hostile/*.sed; do
+	name=$(basename "$f" .sed)
+	sed -f "$f" solution/main.c >"$subs/$name.c"
+	if cmp -s solution/main.c "$subs/$name.c"; then
+		fail "$name: the seed no longer applies to solution/main.c"
+	fi
+done
+# A folder and a tarball, as students hand them in.
+mkdir -p "$t_tmp/tree/lab" && cp solution/main.c "$t_tmp/tree/lab/main.c"
+tar -C "$t_tmp/tree" -czf "$subs/tarball.tar.gz" lab
+n=$(find "$subs" -maxdepth 1 -type f | wc -l)
+
+start=$(date +%s.%N)
+vm/grade-all --out "$out" "$subs" >"$t_tmp/batch.log" 2>&1
+rc=$?
+secs=$(echo "$(date +%s.%N) - $start" | bc)
+if [ "$rc" = 0 ] && [ -s "$out/report.csv" ] && [ -s "$out/report.md" ]; then
+	ok "grade-all: $n submissions in ${secs%.*} s" \
+		"($(echo "scale=1; $n * 60 / $secs" | bc)/min)"
+else
+	fail "grade-all (status $rc)" "$t_tmp/batch.log"
+fi
+
+# score NAME: total score of a student, from report.csv.
+score() {
+	awk -F, -v n="$1" '$1 == n { print $11 }' "$out/report.csv"
+}
+# step_score NAME STEP
+step_score() {
+	python3 -c 'import json,sys
+r = json.load(open(sys.argv[1]))
+print(r["steps"][sys.argv[2]]["score"])' \
+		"$out/students/$1/result.json" "$2" 2>/dev/null
+}
+
+rep=$out/students
+for s in reference alt tarball; do
+	if [ "$(score "$s")" = 20 ]; then
+		ok "$s: 20/20"
+	else
+		fail "$s: $(score "$s")/20" "$rep/$s/report.txt"
+	fi
+done
+if [ "$(score skeleton)" = 0 ] &&
+	grep -q "not implemented" "$rep/skeleton/report.txt"; then
+	ok "skeleton: 0/20, not implemented"
+else
+	fail "skeleton: $(score skeleton)/20" "$rep/skeleton/report.txt"
+fi
+
+steps=(open_device create_resources qp_to_init exchange connect send
+	send_imm write teardown)
+for f in vm/grader/mistakes/*.sed; do
+	name=$(basename "$f" .sed)
+	step=$(sed -n 's/^# step: //p' "$f")
+	hint=$(sed -n 's/^# hint: //p' "$f")
+	res=$rep/$name/result.json
+	why=''
+	[ -e "$res" ] || why="no result"
+	[ -n "$why" ] || [ "$(step_score "$name" "$step")" = 0 ] ||
+		why="$step kept its points"
+	if [ -z "$why" ]; then
+		got=$(python3 -c 'import json,sys
+print(json.load(open(sys.argv[1]))["steps"][sys.argv[2]]["hint"])' \
+			"$res" "$step")
+		echo "$got" | grep -Eq -- "$hint" ||
+			why="hint for $step is '$got', wanted /$hint/"
+	fi
+	# Every step before the seeded one keeps its points.
+	for s in "${steps[@]}"; do
+		[ -z "$why" ] || break
+		[ "$s" != "$step" ] || break
+		[ "$(step_score "$name" "$s")" != 0 ] ||
+			why="$s lost its points too, before $step"
+	done
+	if [ -z "$why" ]; then
+		ok "mistake $name: loses $step, hint /$hint/"
+	else
+		fail "mistake $name: $why" "$rep/$name/report.txt"
+	fi
+done
+
+for f in tests/grade/hostile/*.sed; do
+	name=$(basename "$f" .sed)
+	want=$(sed -n 's/^# score: //p' "$f")
+	text=$(sed -n 's/^# text: //p' "$f")
+	if [ "$(score "$name")" = "$want" ] &&
+		grep -Eq -- "$text" "$rep/$name/report.txt"; then
+		ok "hostile $name: $want/20, report says /$text/"
+	else
+		fail "hostile $name: $(score "$name")/20, wanted $want and" \
+			"/$text/" "$rep/$name/report.txt"
+	fi
+done
+if [ ! -e /tmp/rdma-lab-pwned ] && [ ! -e "$out/run/pwned" ]; then
+	ok "hostile writes landed nowhere on the host"
+else
+	fail "a hostile write reached the host"
+fi
+if [ "$(wc -l <"$out/report.csv")" = $((n + 1)) ] &&
+	grep -q '^| send | ' "$out/report.md"; then
+	ok "report.csv has one row per student, report.md a row per step"
+else
+	fail "report.csv/report.md" "$out/report.csv"
+fi
+
+# Resuming: nothing left to do, so no boot and the same results.
+cp "$out/report.csv" "$t_tmp/before.csv"
+start=$SECONDS
+vm/grade-all --out "$out" "$subs" >"$t_tmp/resume.log" 2>&1
+if ! grep -q booting "$t_tmp/resume.log" &&
+	cmp -s "$out/report.csv" "$t_tmp/before.csv"; then
+	ok "grade-all again: resumes, nothing regraded ($((SECONDS - start)) s)"
+else
+	fail "grade-all again regraded or changed the report" \
+		"$t_tmp/resume.log"
+fi
+# One result removed: only that student is graded again.
+rm "$out/students/reference/result.json"
+vm/grade-all --out "$out" "$subs" >"$t_tmp/resume2.log" 2>&1
+if grep -q 'for 1 submission' "$t_tmp/resume2.log" &&
+	[ "$(score reference)" = 20 ]; then
+	ok "grade-all after a lost result: only that student regraded"
+else
+	fail "grade-all after a lost result" "$t_tmp/resume2.log"
+fi
+
+# --- make grade -------------------------------------------------------------
+log=$t_tmp/grade-skel.log
+flock "$lock" true # wait for other users, outside the measured time
+make -s grade GRADE_ARGS="--out $t_tmp/g1 --results $t_tmp/results.json" \
+	>"$log" 2>&1
+rc=$?
+if [ "$rc" != 0 ] && grep -q '^Score: 0/20' "$log" &&
+	grep -q 'not implemented' "$log" &&
+	grep -q '^open_device  *0/2  FAIL' "$log"; then
+	ok "make grade on the skeleton: Score: 0/20, not implemented, status $rc"
+else
+	fail "make grade on the skeleton (status $rc)" "$log"
+fi
+if python3 -c 'import json,sys
+d = json.load(open(sys.argv[1]))
+t = d["tests"]
+assert [x["name"] for x in t][:2] == ["open_device", "create_resources"]
+assert len(t) == 9 and sum(x["max_score"] for x in t) == 20
+assert all({"name", "score", "max_score", "output"} <= set(x) for x in t)
+' "$t_tmp/results.json" 2>"$t_tmp/json.err"; then
+	ok "--results writes Gradescope results.json"
+else
+	fail "--results" "$t_tmp/json.err"
+fi
+
+mkdir -p "$t_tmp/good"
+cp solution/main.c "$t_tmp/good/main.c"
+log=$t_tmp/grade-good.log
+flock "$lock" true
+start=$(date +%s.%N)
+vm/grade --out "$t_tmp/g2" --lab "$t_tmp/good" >"$log" 2>&1
+rc=$?
+secs=$(echo "$(date +%s.%N) - $start" | bc)
+if [ "$rc" = 0 ] && grep -q '^Score: 20/20' "$log"; then
+	ok "make grade on a correct lab: Score: 20/20 in ${secs%.*} s"
+else
+	fail "make grade on a correct lab (status $rc)" "$log"
+fi
+log=$t_tmp/grade-steps.log
+vm/grade --out "$t_tmp/g2" --lab "$t_tmp/good" send write >"$log" 2>&1
+if grep -q '^Score: 5/5' "$log" && ! grep -q '^connect' "$log"; then
+	ok "vm/grade STEP...: only the steps asked for"
+else
+	fail "vm/grade STEP..." "$log"
+fi
+
+summary

@@ -1,0 +1,4 @@
+# The client SGEs use the MR's rkey instead of its lkey.
+# step: send
+# hint: lkey
+s/\.lkey = ctx->buf_mr->lkey,/.lkey = ctx->buf_mr->rkey,/
