@@ -177,8 +177,7 @@ static int alt_take(struct lab_ctx *ctx, uint64_t slot, bool imm)
 		   "ibv_modify_qp(INIT)"))
 		return -1;
 	/* Receives may be posted from INIT on: do it here, before RTR. */
-	for (int slot = LAB_RECV_SLOTS - 1; !ctx->opt.host && slot >= 0;
-	     slot--) {
+	for (int slot = 0; !ctx->opt.host && slot < LAB_RECV_SLOTS; slot++) {
 		struct ibv_sge s = {
 		    (uintptr_t)(ctx->recv_buf + (size_t)slot * ctx->buf_len),
 		    ctx->buf_len, ctx->recv_mr->lkey};
