@@ -192,4 +192,12 @@ else
 	fail "vm/grade STEP..." "$log"
 fi
 
+# A failure's evidence outlives the temporary folder.
+if [ "$t_fail" != 0 ]; then
+	rm -rf out/grade-test-failed
+	mkdir -p out
+	cp -r "$out" out/grade-test-failed 2>/dev/null &&
+		echo "evidence kept in out/grade-test-failed"
+fi
+
 summary
