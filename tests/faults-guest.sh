@@ -7,8 +7,15 @@ set -u
 
 role=$1
 out=/lab-out
+# $lab runs under the grader's tracer (tests/faults.sh builds it), copied
+# where every user can read it: the memlock case runs as nobody.
+mkdir -p /tmp/traces
+chmod 1777 /tmp/traces
+cp "$2/libtrace.so" /tmp/traces/libtrace.so
+chmod 644 /tmp/traces/libtrace.so
 # The case functions run in child shells (under timeout).
-export variants=$2 lab=solution/rdma-lab server=$LAB_SERVER_IP
+export variants=$2 server=$LAB_SERVER_IP
+export lab="env LD_PRELOAD=/tmp/traces/libtrace.so solution/rdma-lab"
 
 # peer.py-style fakes: send a malformed exchange message, or connect and
 # die. A real peer would be a process killed at the same point.
@@ -136,8 +143,10 @@ for name in $cases; do
 	if declare -F "$fn" >/dev/null; then
 		start=$SECONDS
 		rc=0
+		export LAB_TRACE=/tmp/traces/$name.$role
 		timeout -s KILL 40 bash -c "$(declare -f); $fn" \
 			>"$out/$name.$role.out" 2>&1 || rc=$?
+		cp "$LAB_TRACE" "$out/$name.$role.trace" 2>/dev/null || true
 		echo "$rc" >"$out/$name.$role.rc"
 		echo $((SECONDS - start)) >"$out/$name.$role.secs"
 	fi

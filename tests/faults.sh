@@ -23,6 +23,10 @@ variant wrong-rkey 's/\.rkey = ctx->buf_mr->rkey,/.rkey = ctx->buf_mr->rkey + 1,
 variant addr-outside 's/\.addr = (uintptr_t)ctx->buf,/.addr = (uintptr_t)ctx->buf + (1u << 20),/'
 variant die-after-rts 's/^\treturn lab_barrier(ctx);$/\tif (lab_barrier(ctx) == 0)\n\t\traise(SIGKILL);\n\treturn -1;/'
 variant die-after-send 's/^\t\/\* BEGIN SOLUTION send_imm \*\/$/\traise(SIGKILL);\n&/'
+# Every case runs under the grader's tracer, to prove that each verbs
+# object the program created was released on the way out.
+cc -std=gnu11 -O2 -shared -fPIC -o "$t_tmp/variants/libtrace.so" \
+	vm/grader/tracer.c -ldl || fail "the tracer does not build"
 chmod -R a+rX "$t_tmp"
 
 run=$t_tmp/faults
@@ -33,7 +37,8 @@ rc=$?
 [ "$rc" = 0 ] || fail "the fault run itself (status $rc)" "$t_tmp/faults.log"
 
 # expect CASE ROLE MAX_SECONDS PATTERN: that half failed cleanly, in time,
-# with a message matching PATTERN (extended regex).
+# with a message matching PATTERN (extended regex), and released every
+# verbs object it had created.
 expect() {
 	local name=$1 role=$2 max=$3 pattern=$4 f=$run/$1.$2
 	local what="$name ($role): \"$pattern\""
@@ -52,8 +57,15 @@ expect() {
 		fail "$what: not in the output" "$evidence"
 	elif grep -Eqi 'segmentation|core dumped|abort' "$f.out"; then
 		fail "$what: crashed" "$evidence"
+	elif ! grep -q '^exit pid=' "$f.trace" 2>/dev/null; then
+		fail "$what: no complete ibv_* trace" "$evidence"
+	elif ! python3 vm/grader/grader.py leaks "$f.trace" >"$evidence.leaks"
+	then
+		cat "$f.trace" >>"$evidence.leaks"
+		fail "$what: verbs objects not released" "$evidence.leaks"
 	else
-		ok "$what, status $st in ${secs}s"
+		ok "$what, status $st in ${secs}s, $(grep -c '^ibv_' \
+			"$f.trace") ibv_* calls balanced"
 	fi
 }
 

@@ -7,6 +7,7 @@
   grader.py show RESULT [STEP...]      score lines and evidence (student)
   grader.py results RESULT FILE [STEP...]  Gradescope results.json
   grader.py report OUT                 OUT/report.csv and OUT/report.md
+  grader.py leaks TRACE                objects a traced run never released
 
 Evidence comes from what happened, not from what the student's program
 printed: the reference peer's lines (the reference is trusted), the
@@ -372,6 +373,47 @@ def created(ret):
     return ret not in ("(nil)", "0x0", "", None)
 
 
+# What each create and destroy in a trace is called, and which argument of
+# a destroy names the object.
+KINDS = {"ibv_get_device_list": "device list", "ibv_open_device": "device",
+         "ibv_alloc_pd": "PD", "ibv_create_comp_channel": "channel",
+         "ibv_create_cq": "CQ", "ibv_reg_mr": "MR", "ibv_create_qp": "QP"}
+DESTROYS = {"ibv_free_device_list": "list", "ibv_close_device": "ctx",
+            "ibv_dealloc_pd": "pd", "ibv_destroy_comp_channel": "ch",
+            "ibv_destroy_cq": "cq", "ibv_dereg_mr": "mr",
+            "ibv_destroy_qp": "qp"}
+
+
+def leaks(tr):
+    """Objects a trace created and never destroyed, and the destroys that
+    failed or came out of order (a device closed before its children)."""
+    live, order_bad = {}, []
+    for e in tr:
+        fn = e["_fn"]
+        if fn in KINDS and created(e["_ret"]):
+            live[e["_ret"]] = (KINDS[fn], e)
+        elif fn in DESTROYS:
+            ptr = e.get(DESTROYS[fn])
+            if fn != "ibv_free_device_list" and e["_ret"] != "0":
+                order_bad.append("%s(%s) returned %s" % (fn, ptr, e["_ret"]))
+                continue
+            k = live.pop(ptr, None)
+            rest = [v[0] for v in live.values() if v[0] != "device list"]
+            if k and k[0] == "device" and rest:
+                order_bad.append("ibv_close_device with %s still alive" %
+                                 ", ".join(sorted(set(rest))))
+    return live, order_bad
+
+
+def cmd_leaks(path):
+    live, order_bad = leaks(parse_trace(read(path)))
+    for p in order_bad:
+        print("bad teardown: " + p)
+    for p, v in live.items():
+        print("never destroyed: %s %s" % (v[0], p))
+    return 1 if live or order_bad else 0
+
+
 class Check:
     """Outcome of one step for one student side in one pairing."""
 
@@ -735,30 +777,7 @@ def judge_side(pid, pair, side, facts, packets):
             c.bad("a device opened and closed", "no device opened",
                   HINTS["teardown_line"])
     else:
-        live, order_bad = {}, []
-        kinds = {"ibv_open_device": "device", "ibv_alloc_pd": "PD",
-                 "ibv_create_comp_channel": "channel",
-                 "ibv_create_cq": "CQ", "ibv_reg_mr": "MR",
-                 "ibv_create_qp": "QP"}
-        dkinds = {"ibv_close_device": "ctx", "ibv_dealloc_pd": "pd",
-                  "ibv_destroy_comp_channel": "ch",
-                  "ibv_destroy_cq": "cq", "ibv_dereg_mr": "mr",
-                  "ibv_destroy_qp": "qp"}
-        for e in tr:
-            fn = e["_fn"]
-            if fn in kinds and created(e["_ret"]):
-                live[e["_ret"]] = (kinds[fn], e)
-            elif fn in dkinds:
-                ptr = e.get(dkinds[fn])
-                if e["_ret"] != "0":
-                    order_bad.append("%s(%s) returned %s" % (
-                        fn, ptr, e["_ret"]))
-                    continue
-                k = live.pop(ptr, None)
-                if k and k[0] == "device" and len(live):
-                    order_bad.append("ibv_close_device with %s still "
-                                     "alive" % ", ".join(sorted(set(
-                                         v[0] for v in live.values()))))
+        live, order_bad = leaks(tr)
         if order_bad:
             c.bad("every destroy returns 0, in reverse order of creation",
                   "; ".join(order_bad[:3]), HINTS["teardown_order"])
@@ -1021,6 +1040,8 @@ def main(argv):
         return cmd_results(args[0], args[1], [a for a in args[2:]] or None)
     if cmd == "report":
         return cmd_report(args[0])
+    if cmd == "leaks":
+        return cmd_leaks(args[0])
     print(__doc__, file=sys.stderr)
     return 2
 

@@ -85,6 +85,26 @@ static void gid_str(const union ibv_gid *g, char out[40])
 			g->raw[2 * i + 1], i < 7 ? ":" : "");
 }
 
+/* verbs.h wraps this name in a macro; the exported symbol is the same. */
+#undef ibv_get_device_list
+struct ibv_device **ibv_get_device_list(int *num)
+{
+	struct ibv_device **ret;
+
+	REAL(ibv_get_device_list);
+	ret = real_ibv_get_device_list(num);
+	trace("ibv_get_device_list = %p n=%d errno=%d", (void *)ret,
+	      ret && num ? *num : -1, ret ? 0 : errno);
+	return ret;
+}
+
+void ibv_free_device_list(struct ibv_device **list)
+{
+	REAL(ibv_free_device_list);
+	real_ibv_free_device_list(list);
+	trace("ibv_free_device_list list=%p = 0", (void *)list);
+}
+
 struct ibv_context *ibv_open_device(struct ibv_device *dev)
 {
 	struct ibv_context *ret;
