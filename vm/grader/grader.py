@@ -819,8 +819,6 @@ def cmd_analyze(resdir, rundir, dest):
     env = [e.strip() for e in env if e]
     if not os.path.exists(os.path.join(resdir, "done")):
         env.append("the grading run did not finish")
-    if env:
-        result["env_error"] = "; ".join(env)
     checks = {s: [] for s in STEP_NAMES}
     lines_out = []
     for p, roles in PAIRINGS.items():
@@ -833,6 +831,13 @@ def cmd_analyze(resdir, rundir, dest):
         pair["payload"] = pl + [""] * (3 - len(pl))
         pcap = os.path.join(resdir, p + ".pcap")
         packets = parse_pcap(pcap)
+        if packets == [] and any(pair[s].who == "ref" and
+                                 pair[s].ok("send") for s in pair if
+                                 s != "payload"):
+            # A completed SEND crossed the wire: the capture lost it.
+            env.append("%s: the capture is empty although the reference's "
+                       "SEND completed" % p)
+            packets = None
         for side in ("server", "client"):
             if roles[side] != "student":
                 continue
@@ -840,6 +845,8 @@ def cmd_analyze(resdir, rundir, dest):
             for s in STEP_NAMES:
                 checks[s].append((p, side, r[s]))
         lines_out.append((p, pair))
+    if env:
+        result["env_error"] = "; ".join(env)
     # Verdicts and evidence text.
     for s, pts in STEPS:
         cs = checks[s]
