@@ -125,6 +125,26 @@ else
 	fail "report.csv/report.md" "$out/report.csv"
 fi
 
+# The grader reads captures with its own parser: it must agree with
+# tshark, packet by packet and field by field, on every capture taken.
+n_pcap=0 n_pk=0 differ=''
+for f in "$rep"/*/p*.pcap; do
+	tests/grade/packets-tshark.py "$f" >"$t_tmp/tshark.txt" 2>&1 ||
+		differ="$differ $f(tshark failed)"
+	python3 vm/grader/grader.py packets "$f" >"$t_tmp/grader.txt"
+	cmp -s "$t_tmp/tshark.txt" "$t_tmp/grader.txt" || differ="$differ $f"
+	n_pcap=$((n_pcap + 1))
+	n_pk=$((n_pk + $(wc -l <"$t_tmp/grader.txt")))
+done
+if [ -z "$differ" ] && [ "$n_pk" -gt 100 ]; then
+	ok "the grader's pcap parser agrees with tshark on $n_pcap captures" \
+		"($n_pk packets)"
+else
+	diff "$t_tmp/tshark.txt" "$t_tmp/grader.txt" >"$t_tmp/differ.txt"
+	fail "the grader's pcap parser and tshark differ:$differ" \
+		"$t_tmp/differ.txt"
+fi
+
 # Resuming: nothing left to do, so no boot and the same results.
 cp "$out/report.csv" "$t_tmp/before.csv"
 start=$SECONDS

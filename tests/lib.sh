@@ -8,9 +8,10 @@ t_tmp=$(mktemp -d "${TMPDIR:-/tmp}/rdma-lab-test.XXXXXX")
 trap 'rm -rf "$t_tmp"' EXIT
 cd "$(dirname "${BASH_SOURCE[0]}")/.." || exit 1
 
+# ok TEXT...: a passed check.
 ok() {
 	t_pass=$((t_pass + 1))
-	echo "ok   $1"
+	echo "ok   $*"
 }
 
 # fail NAME [FILE]: a failed check, with the tail of FILE as evidence.

@@ -8,6 +8,7 @@
   grader.py results RESULT FILE [STEP...]  Gradescope results.json
   grader.py report OUT                 OUT/report.csv and OUT/report.md
   grader.py leaks TRACE                objects a traced run never released
+  grader.py packets PCAP               the RoCEv2 packets the grader sees
 
 Evidence comes from what happened, not from what the student's program
 printed: the reference peer's lines (the reference is trusted), the
@@ -116,8 +117,8 @@ HINTS = {
     "opcode, SGE and remote address",
     "teardown_order": "teardown order: destroy the QP, then MRs, CQ, "
     "channel, PD, device; check every return value",
-    "teardown_leak": "leak: every created verbs object must be "
-    "destroyed before ibv_close_device()",
+    "teardown_leak": "leak: free the device list, and destroy every "
+    "verbs object before ibv_close_device()",
     "teardown_line": "teardown must run (and print its line) after "
     "every run that opened the device",
     "wc": "a completion failed: see the FAIL line and its hint",
@@ -1049,6 +1050,12 @@ def main(argv):
         return cmd_report(args[0])
     if cmd == "leaks":
         return cmd_leaks(args[0])
+    if cmd == "packets":
+        for x in parse_pcap(args[0]) or []:
+            print(" ".join("-" if v is None else str(v) for v in (
+                x["frame"], x["src"], x["dst"], x["op"], x["qp"], x["psn"],
+                *(x["reth"] or (None,) * 3), x["imm"], x["aeth"])))
+        return 0
     print(__doc__, file=sys.stderr)
     return 2
 
