@@ -109,8 +109,8 @@ for f in tests/grade/hostile/*.sed; do
 		grep -Eq -- "$text" "$rep/$name/report.txt"; then
 		ok "hostile $name: $want/20, report says /$text/"
 	else
-		fail "hostile $name: $(score "$name")/20, wanted $want and" \
-			"/$text/" "$rep/$name/report.txt"
+		fail "hostile $name: $(score "$name")/20, wanted $want and /$text/" \
+			"$rep/$name/report.txt"
 	fi
 done
 if [ ! -e /tmp/rdma-lab-pwned ] && [ ! -e "$out/run/pwned" ]; then
