@@ -4,23 +4,31 @@
 parser to Wireshark's reading of the same file:
   tests/grade/packets-tshark.py FILE.pcap
 """
+import ipaddress
 import subprocess
 import sys
 
-FIELDS = ["frame.number", "ip.src", "ip.dst", "infiniband.bth.opcode",
-          "infiniband.bth.destqp", "infiniband.bth.psn",
-          "infiniband.reth.va", "infiniband.reth.r_key",
-          "infiniband.reth.dmalen", "infiniband.immdt",
-          "infiniband.aeth.syndrome"]
-cmd = ["tshark", "-r", sys.argv[1], "-Y", "infiniband", "-T", "fields",
-       "-E", "separator=/t", "-E", "occurrence=f"]
+FIELDS = ["frame.number", "ip.src", "ip.dst", "ipv6.src", "ipv6.dst",
+          "infiniband.bth.opcode", "infiniband.bth.destqp",
+          "infiniband.bth.psn", "infiniband.reth.va",
+          "infiniband.reth.r_key", "infiniband.reth.dmalen",
+          "infiniband.immdt", "infiniband.aeth.syndrome"]
+cmd = ["tshark", "-r", sys.argv[1], "-Y", "infiniband && udp", "-T",
+       "fields", "-E", "separator=/t", "-E", "occurrence=f"]
 for f in FIELDS:
     cmd += ["-e", f]
 out = subprocess.run(cmd, capture_output=True, text=True, check=True).stdout
 for line in out.splitlines():
-    v = line.split("\t")
-    # Addresses as they are, numbers in decimal; tshark shows the
-    # immediate as raw bytes, the other numbers as 0x.. or decimal.
-    print(" ".join(v[:3] + [
-        "-" if not x else str(int(x, 16 if f == "infiniband.immdt" else 0))
-        for f, x in zip(FIELDS[3:], v[3:])]))
+    v = dict(zip(FIELDS, line.split("\t")))
+    # IPv4 dotted, IPv6 as 32 hex digits (as the grader keeps them).
+    if v["ip.src"]:
+        addr = [v["ip.src"], v["ip.dst"]]
+    else:
+        addr = [ipaddress.ip_address(v[k]).packed.hex()
+                for k in ("ipv6.src", "ipv6.dst")]
+    # Numbers in decimal: tshark shows the immediate as raw bytes, the
+    # others as 0x.. or decimal.
+    nums = ["-" if not v[f] else
+            str(int(v[f], 16 if f == "infiniband.immdt" else 0))
+            for f in FIELDS[5:]]
+    print(" ".join([v["frame.number"]] + addr + nums))

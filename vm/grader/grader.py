@@ -407,12 +407,17 @@ def leaks(tr):
 
 
 def cmd_leaks(path):
-    live, order_bad = leaks(parse_trace(read(path)))
+    tr = parse_trace(read(path))
+    live, order_bad = leaks(tr)
     for p in order_bad:
         print("bad teardown: " + p)
     for p, v in live.items():
         print("never destroyed: %s %s" % (v[0], p))
-    return 1 if live or order_bad else 0
+    if live or order_bad:
+        return 1
+    print("%d objects created, all released" % sum(
+        e["_fn"] in KINDS and created(e["_ret"]) for e in tr))
+    return 0
 
 
 class Check:

@@ -93,8 +93,8 @@ struct ibv_device **ibv_get_device_list(int *num)
 
 	REAL(ibv_get_device_list);
 	ret = real_ibv_get_device_list(num);
-	trace("ibv_get_device_list = %p n=%d errno=%d", (void *)ret,
-	      ret && num ? *num : -1, ret ? 0 : errno);
+	trace("ibv_get_device_list num=%p = %p n=%d errno=%d", (void *)num,
+	      (void *)ret, ret && num ? *num : -1, ret ? 0 : errno);
 	return ret;
 }
 
