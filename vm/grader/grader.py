@@ -9,6 +9,8 @@
   grader.py report OUT                 OUT/report.csv and OUT/report.md
   grader.py leaks TRACE                objects a traced run never released
   grader.py packets PCAP               the RoCEv2 packets the grader sees
+  grader.py slice RESDIR RUNDIR        RESDIR/pN.pcap: pairing N's packets,
+                                       cut from the guest's one capture
 
 Evidence comes from what happened, not from what the student's program
 printed: the reference peer's lines (the reference is trusted), the
@@ -220,6 +222,8 @@ def parse_pcap(path):
     off, n = 24, 0
     while off + 16 <= len(data):
         _, _, incl, _ = struct.unpack(e + "IIII", data[off:off + 16])
+        if off + 16 + incl > len(data):
+            break  # the last record is still being written
         frame = data[off + 16:off + 16 + incl]
         off += 16 + incl
         n += 1
@@ -261,6 +265,39 @@ def parse_pcap(path):
         x["len"] = max(0, len(b) - h - ((b[1] >> 4) & 3) - 4)
         pk.append(x)
     return pk
+
+
+def cmd_slice(resdir, rundir):
+    """Each pairing's window (capture file, start, end in the guest's
+    clock) selects its records; the file is still growing, so only whole
+    records are read."""
+    for p in PAIRINGS:
+        w = (read(os.path.join(resdir, p + ".window")) or "").split()
+        if len(w) != 3 or "/" in w[0]:
+            continue
+        t0, t1 = float(w[1]), float(w[2])
+        try:
+            data = open(os.path.join(rundir, w[0]), "rb").read()
+        except OSError:
+            continue
+        if len(data) < 24:
+            continue
+        e = "<" if data[:4] in (b"\xd4\xc3\xb2\xa1",
+                                b"\x4d\x3c\xb2\xa1") else ">"
+        frac = 1e9 if data[:4] in (b"\x4d\x3c\xb2\xa1",
+                                   b"\xa1\xb2\x3c\x4d") else 1e6
+        keep, off = [data[:24]], 24
+        while off + 16 <= len(data):
+            sec, sub, incl, _ = struct.unpack(e + "IIII",
+                                              data[off:off + 16])
+            end = off + 16 + incl
+            if end > len(data):
+                break
+            if t0 <= sec + sub / frac <= t1:
+                keep.append(data[off:end])
+            off = end
+        write_atomic(os.path.join(resdir, p + ".pcap"), b"".join(keep))
+    return 0
 
 
 def bswap32(v):
@@ -982,7 +1019,7 @@ def cmd_results(path, dest, steps):
 
 def write_atomic(path, text):
     tmp = path + ".tmp"
-    with open(tmp, "w") as f:
+    with open(tmp, "wb" if isinstance(text, bytes) else "w") as f:
         f.write(text)
     os.replace(tmp, path)
 
@@ -1053,6 +1090,8 @@ def main(argv):
         return cmd_results(args[0], args[1], [a for a in args[2:]] or None)
     if cmd == "report":
         return cmd_report(args[0])
+    if cmd == "slice":
+        return cmd_slice(args[0], args[1])
     if cmd == "leaks":
         return cmd_leaks(args[0])
     if cmd == "packets":
