@@ -208,6 +208,25 @@ def parse_facts(text):
     return f
 
 
+def pcap_records(data):
+    """(time, record, frame) for each whole record of a pcap file's bytes;
+    a file still being written may end in part of one."""
+    if len(data) < 24:
+        return
+    le = data[:4] in (b"\xd4\xc3\xb2\xa1", b"\x4d\x3c\xb2\xa1")
+    e = "<" if le else ">"
+    ns = data[:4] in (b"\x4d\x3c\xb2\xa1", b"\xa1\xb2\x3c\x4d")
+    frac = 1e9 if ns else 1e6
+    off = 24
+    while off + 16 <= len(data):
+        sec, sub, incl, _ = struct.unpack(e + "IIII", data[off:off + 16])
+        end = off + 16 + incl
+        if end > len(data):
+            return
+        yield sec + sub / frac, data[off:end], data[off + 16:end]
+        off = end
+
+
 def parse_pcap(path):
     """RoCEv2 packets: dicts with src, dst, op, qp, psn, reth, imm, aeth."""
     pk = []
@@ -215,18 +234,7 @@ def parse_pcap(path):
         data = open(path, "rb").read()
     except OSError:
         return None
-    if len(data) < 24:
-        return pk
-    le = data[:4] in (b"\xd4\xc3\xb2\xa1", b"\x4d\x3c\xb2\xa1")
-    e = "<" if le else ">"
-    off, n = 24, 0
-    while off + 16 <= len(data):
-        _, _, incl, _ = struct.unpack(e + "IIII", data[off:off + 16])
-        if off + 16 + incl > len(data):
-            break  # the last record is still being written
-        frame = data[off + 16:off + 16 + incl]
-        off += 16 + incl
-        n += 1
+    for n, (_, _, frame) in enumerate(pcap_records(data), 1):
         if len(frame) < 14:
             continue
         et = struct.unpack(">H", frame[12:14])[0]
@@ -269,8 +277,7 @@ def parse_pcap(path):
 
 def cmd_slice(resdir, rundir):
     """Each pairing's window (capture file, start, end in the guest's
-    clock) selects its records; the file is still growing, so only whole
-    records are read."""
+    clock) selects its records."""
     for p in PAIRINGS:
         w = (read(os.path.join(resdir, p + ".window")) or "").split()
         if len(w) != 3 or "/" in w[0]:
@@ -280,22 +287,8 @@ def cmd_slice(resdir, rundir):
             data = open(os.path.join(rundir, w[0]), "rb").read()
         except OSError:
             continue
-        if len(data) < 24:
-            continue
-        e = "<" if data[:4] in (b"\xd4\xc3\xb2\xa1",
-                                b"\x4d\x3c\xb2\xa1") else ">"
-        frac = 1e9 if data[:4] in (b"\x4d\x3c\xb2\xa1",
-                                   b"\xa1\xb2\x3c\x4d") else 1e6
-        keep, off = [data[:24]], 24
-        while off + 16 <= len(data):
-            sec, sub, incl, _ = struct.unpack(e + "IIII",
-                                              data[off:off + 16])
-            end = off + 16 + incl
-            if end > len(data):
-                break
-            if t0 <= sec + sub / frac <= t1:
-                keep.append(data[off:end])
-            off = end
+        keep = [data[:24]] + [r for t, r, _ in pcap_records(data)
+                              if t0 <= t <= t1]
         write_atomic(os.path.join(resdir, p + ".pcap"), b"".join(keep))
     return 0
 
