@@ -870,7 +870,7 @@ static void lab_wc_hint(struct lab_ctx *ctx, enum ibv_wc_status status)
 int lab_wait_wc(struct lab_ctx *ctx, struct ibv_wc *wc)
 {
 	int64_t deadline = lab_now_ms() + ctx->opt.timeout * 1000LL;
-	bool armed = false, watch_peer = ctx->sock >= 0;
+	bool armed = false, watch_peer = ctx->sock >= 0, peer_gone = false;
 
 	if (!ctx->cq || !ctx->channel)
 		return lab_fail(
@@ -892,6 +892,11 @@ int lab_wait_wc(struct lab_ctx *ctx, struct ibv_wc *wc)
 			return lab_fail(ctx, "ibv_poll_cq failed (%d)", n);
 		if (n == 1)
 			break;
+		if (peer_gone)
+			return lab_fail(ctx, "peer closed the TCP connection "
+					     "while we waited for a "
+					     "completion (it failed or "
+					     "exited)");
 		if (!armed) {
 			/* Poll once more after arming: a completion that
 			 * arrived before the arm raises no event. */
@@ -915,14 +920,13 @@ int lab_wait_wc(struct lab_ctx *ctx, struct ibv_wc *wc)
 			return lab_fail_verb(ctx, "poll", errno);
 		if (n > 0 && pfd[1].revents) {
 			n = recv(ctx->sock, &c, 1, MSG_PEEK | MSG_DONTWAIT);
-			if (n == 0 || (n < 0 && errno != EAGAIN))
-				return lab_fail(
-					ctx, "peer closed the TCP connection "
-					     "while we waited for a "
-					     "completion (it failed or "
-					     "exited)");
+			/* A peer that sent and left may have left its
+			 * completion behind: poll the CQ once more first. */
+			peer_gone = n == 0 || (n < 0 && errno != EAGAIN);
 			/* Early data is for a later step: stop watching. */
 			watch_peer = false;
+			if (peer_gone)
+				continue;
 		}
 		if (pfd[0].revents & POLLIN) {
 			if (ibv_get_cq_event(ctx->channel, &ev_cq, &ev_ctx))
