@@ -109,11 +109,13 @@ else
 fi
 # Running the same command again grades the environment error, only it.
 vm/grade-all --out "$out" "$subs" >"$t_tmp/again.log" 2>&1
-if grep -q 'for 1 submission' "$t_tmp/again.log" &&
+rc=$?
+if [ "$rc" = 0 ] && grep -q 'for 1 submission' "$t_tmp/again.log" &&
 	[ "$(score "$out" r2)" = 20 ] && [ "$(status "$out" r2)" = graded ]; then
 	ok "grade-all again: the environment error is graded, nothing else"
 else
-	fail "grade-all again after an environment error" "$t_tmp/again.log"
+	fail "grade-all again after an environment error (status $rc)" \
+		"$t_tmp/again.log"
 fi
 
 # --- kill -9 of vm/grade-all --------------------------------------------------
