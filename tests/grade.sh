@@ -4,7 +4,8 @@
 # with "not implemented", a differently written correct solution full marks,
 # each seeded mistake of vm/grader/mistakes/ loses its step with its hint,
 # and hostile submissions cost only their own score.  Then make grade
-# itself: the untouched skeleton, and a correct lab with its wall time.
+# itself: the untouched skeleton, and a correct lab with its wall time;
+# and make dist, whose handout grades without the solution's source.
 set -u
 # shellcheck source=tests/lib.sh
 . "$(dirname "$0")/lib.sh"
@@ -210,6 +211,45 @@ if grep -q '^Score: 5/5' "$log" && ! grep -q '^connect' "$log"; then
 	ok "vm/grade STEP...: only the steps asked for"
 else
 	fail "vm/grade STEP..." "$log"
+fi
+
+# --- make dist: the student handout -----------------------------------------
+# No solution source in it, yet make grade works there: the reference goes
+# in as a binary.
+h=$t_tmp/handout
+mkdir -p "$h"
+if make -s dist >"$t_tmp/dist.log" 2>&1 &&
+	tar -xzf out/rdma-lab-handout.tar.gz -C "$h"; then
+	h=$h/rdma-lab
+	leak=$( (ls -d "$h/solution" "$h/vm/grader/mistakes" \
+		"$h/docs/grading.md" 2>/dev/null
+		grep -rl 'BEGIN SOLUTION\|return lab_recv_write_done(ctx);' "$h") |
+		head -3)
+	if [ -z "$leak" ] && [ -x "$h/vm/grader/reference/rdma-lab" ]; then
+		ok "make dist: no solution source, the reference as a binary"
+	else
+		fail "make dist: ${leak:-no reference binary}"
+	fi
+	log=$t_tmp/handout-demo.log
+	make -s -C "$h" demo >"$log" 2>&1
+	rc=$?
+	if [ "$rc" = 0 ] && [ -s "$h/out/demo/wire.pcap" ] &&
+		grep -q 'lab teardown ok' "$h/out/demo/server.log"; then
+		ok "make demo in the handout runs the reference binary"
+	else
+		fail "make demo in the handout (status $rc)" "$log"
+	fi
+	cp solution/main.c "$h/lab/main.c"
+	log=$t_tmp/handout-grade.log
+	make -s -C "$h" test >"$log" 2>&1
+	rc=$?
+	if [ "$rc" = 0 ] && grep -q '^Score: 20/20' "$log"; then
+		ok "make test in the handout grades the lab: Score: 20/20"
+	else
+		fail "make test in the handout (status $rc)" "$log"
+	fi
+else
+	fail "make dist" "$t_tmp/dist.log"
 fi
 
 # A failure's evidence outlives the temporary folder.
