@@ -34,7 +34,7 @@ wait_file() {
 # score OUT NAME, status OUT NAME: from report.csv.
 score() { awk -F, -v n="$2" '$1 == n { print $11 }' "$1/report.csv"; }
 status() {
-	awk -F, -v n="$2" '$1 == n { sub(/\r$/, "", $13); print $13 }' \
+	awk -F, -v n="$2" '$1 == n { print $13 }' \
 		"$1/report.csv"
 }
 
@@ -149,7 +149,7 @@ if wait_file "$out2/students/r1/result.json" 300; then
 		grep -q "for $((4 - done_before)) submission" \
 			"$t_tmp/resumed.log" &&
 		cmp -s "$t_tmp/r1.json" "$out2/students/r1/result.json" &&
-		[ "$(grep -c ',20,20,graded.$' "$out2/report.csv")" = 4 ]; then
+		[ "$(grep -c ',20,20,graded$' "$out2/report.csv")" = 4 ]; then
 		ok "after kill -9, grade-all again grades the other" \
 			"$((4 - done_before)) and keeps r1's result"
 	else
