@@ -32,6 +32,31 @@ mkdir -p "$t_tmp/tree/lab" && cp solution/main.c "$t_tmp/tree/lab/main.c"
 tar -C "$t_tmp/tree" -czf "$subs/tarball.tar.gz" lab
 n=$(find "$subs" -maxdepth 1 -type f | wc -l)
 
+# Every form a submission takes yields its lab/main.c (on the host: only
+# the unpacking); a linked main.c is refused, not followed.
+f=$t_tmp/forms
+mkdir -p "$f/folder/lab" "$f/folder/old" "$f/linked/lab"
+cp solution/main.c "$f/folder/lab/main.c"
+cp lab/main.c "$f/folder/old/main.c"
+ln -s /etc/passwd "$f/linked/lab/main.c"
+(cd "$t_tmp/tree" && python3 -m zipfile -c "$f/zipped.zip" lab)
+why=''
+for s in folder zipped.zip "$subs/tarball.tar.gz" "$subs/reference.c"; do
+	case "$s" in /*) ;; *) s=$f/$s ;; esac
+	rm -rf "$f/got"
+	python3 vm/grader/grader.py unpack "$s" "$f/got" 2>>"$f/err" &&
+		cmp -s solution/main.c "$f/got/main.c" ||
+		why="$why $(basename "$s")"
+done
+python3 vm/grader/grader.py unpack "$f/linked" "$f/got2" 2>>"$f/err" &&
+	why="$why linked"
+if [ -z "$why" ] && grep -q "no main.c in .*linked" "$f/err"; then
+	ok "unpack: a folder, a zip, a tarball and a .c give lab/main.c;" \
+		"a linked main.c is refused"
+else
+	fail "unpack:$why" "$f/err"
+fi
+
 start=$(date +%s.%N)
 vm/grade-all --out "$out" "$subs" >"$t_tmp/batch.log" 2>&1
 rc=$?
