@@ -127,6 +127,19 @@ print(json.load(open(sys.argv[1]))["steps"][sys.argv[2]]["hint"])' \
 	fi
 done
 
+# A student's line is marked by its own pairing: no_recv breaks the server
+# only, so its client's SEND in p2 (reference server) is good.
+if sed -n '/^  p2, your client/,/^  p3/p' "$rep/no_recv/report.txt" |
+	grep -q '^    GOOD   lab send ok' &&
+	sed -n '/^  p1, your server/,/^  p2/p' "$rep/no_recv/report.txt" |
+	grep -q '^    BAD     lab send FAIL'; then
+	ok "own lines are marked per pairing (no_recv: p1 server BAD, p2" \
+		"client GOOD)"
+else
+	fail "no_recv: own lines not marked per pairing" \
+		"$rep/no_recv/report.txt"
+fi
+
 for f in tests/grade/hostile/*.sed; do
 	name=$(basename "$f" .sed)
 	want=$(sed -n 's/^# score: //p' "$f")

@@ -164,27 +164,16 @@ else
 	tmux kill-server 2>/dev/null
 fi
 
-# --- two runs at once -----------------------------------------------------------
-vm_run "$t_tmp/a.log" --server 'echo a' --client true &
-a=$!
-vm_run "$t_tmp/b.log" --server 'echo b' --client true &
-b=$!
-wait "$a"
-ra=$?
-wait "$b"
-rb=$?
-if [ "$ra" = 0 ] && [ "$rb" = 0 ] && expect_in "$t_tmp/a.log" '^\[server\] a$' &&
-	expect_in "$t_tmp/b.log" '^\[server\] b$'; then
-	ok "two runs at once do not collide"
-else
-	cat "$t_tmp/a.log" "$t_tmp/b.log" >"$t_tmp/ab.log"
-	fail "two runs at once do not collide ($ra, $rb)" "$t_tmp/ab.log"
-fi
-
-# --- without root ---------------------------------------------------------------
-# The runner needs no privilege: run a copy of the project as nobody, with a
-# copy of the warm cache (a fresh one would fetch the kernel again).
+# --- runs at once, from two users ----------------------------------------------
+# Three guest pairs at the same time: two of this user's (two shells) and,
+# when we are root, one of nobody's, with a copy of the project and of the
+# warm cache (a fresh one would fetch the kernel again).  Each pair runs the
+# lab with its own message, so crossed wires show in the captures: each must
+# hold its own message and no other.  The runner needs no privilege, and
+# nobody's capture belongs to nobody.
+runs="a b"
 if [ "$(id -u)" = 0 ]; then
+	runs="a b nobody"
 	chmod 755 "$t_tmp"
 	mkdir -p "$t_tmp/nobody/cache/rdma-lab" "$t_tmp/nobody/lab"
 	guest=$(vm/prepare)
@@ -196,15 +185,47 @@ if [ "$(id -u)" = 0 ]; then
 	git ls-files -z | xargs -0 tar cf - | tar xf - -C "$t_tmp/nobody/lab"
 	cp solution/rdma-lab "$t_tmp/nobody/lab/solution/"
 	chmod -R a+rwX "$t_tmp/nobody"
-	if (cd "$t_tmp/nobody/lab" &&
-		HOME=$t_tmp/nobody XDG_CACHE_HOME=$t_tmp/nobody/cache \
-			flock "${TMPDIR:-/tmp}/rdma-lab-vm.lock" \
-			setpriv --reuid=nobody --regid=nogroup --clear-groups \
-			vm/run --pcap "$t_tmp/nobody/w.pcap" \
-			--server 'solution/rdma-lab' \
-			--client 'solution/rdma-lab $LAB_SERVER_IP') \
-		>"$t_tmp/nobody.log" 2>&1 &&
-		[ "$(stat -c %U "$t_tmp/nobody/w.pcap")" = nobody ]; then
+fi
+# run_lab NAME: the lab, message run-NAME, capture in $t_tmp/NAME/w.pcap.
+run_lab() {
+	local dir=$t_tmp/$1 as=()
+	mkdir -p "$dir"
+	if [ "$1" = nobody ]; then
+		as=(setpriv --reuid=nobody --regid=nogroup --clear-groups)
+		cd "$dir/lab" || return 1
+		export HOME=$dir XDG_CACHE_HOME=$dir/cache
+	fi
+	"${as[@]}" vm/run --pcap "$dir/w.pcap" --server solution/rdma-lab \
+		--client "solution/rdma-lab -m run-$1 \$LAB_SERVER_IP" \
+		>"$t_tmp/$1.log" 2>&1
+	echo $? >"$t_tmp/$1.rc"
+}
+(
+	flock 9
+	for r in $runs; do
+		(run_lab "$r") &
+	done
+	wait
+) 9>"${TMPDIR:-/tmp}/rdma-lab-vm.lock"
+why=''
+for r in $runs; do
+	rc=$(cat "$t_tmp/$r.rc")
+	[ "$rc" = 0 ] || why="$why $r:status $rc"
+	grep -aq "run-$r" "$t_tmp/$r/w.pcap" 2>/dev/null ||
+		why="$why $r:without its message"
+	for o in $runs; do
+		[ "$o" = "$r" ] || ! grep -aq "run-$o" "$t_tmp/$r/w.pcap" ||
+			why="$why $r:holds run-$o"
+	done
+	cat "$t_tmp/$r.log" >>"$t_tmp/runs.log"
+done
+if [ -z "$why" ]; then
+	ok "runs at once ($runs) do not collide: each capture holds its own lab"
+else
+	fail "runs at once:$why" "$t_tmp/runs.log"
+fi
+if [ "$(id -u)" = 0 ]; then
+	if [ "$(stat -c %U "$t_tmp/nobody/w.pcap" 2>/dev/null)" = nobody ]; then
 		ok "a user without root runs the lab and gets the capture"
 	else
 		fail "a user without root runs the lab" "$t_tmp/nobody.log"

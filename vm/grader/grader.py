@@ -910,7 +910,11 @@ def cmd_analyze(resdir, rundir, dest):
         result["steps"][s] = {"score": pts if ok else 0, "max": pts,
                               "passed": ok, "evidence": ev,
                               "hint": hint}
-    # Student's own lines, marked, and the wire of failed pairings.
+    # Student's own lines, marked by the evidence of their own pairing and
+    # side (a client that worked in p2 is not blamed for its server), and
+    # the wire of failed pairings.
+    verdict = {(p, side, s): c.ok for s in STEP_NAMES
+               for p, side, c in checks[s]}
     own = []
     for p, pair in lines_out:
         for side in ("server", "client"):
@@ -922,7 +926,8 @@ def cmd_analyze(resdir, rundir, dest):
             for s in STEP_NAMES:
                 st = result["steps"][s]
                 if S.ok(s):
-                    mark = "GOOD   " if st["passed"] else "BAD    "
+                    good = verdict.get((p, side, s), st["passed"])
+                    mark = "GOOD   " if good else "BAD    "
                     own.append("    %s%s" % (mark, S.line(s)[2][:160]))
                 elif S.fails.get(s):
                     own.append("    BAD     lab %s FAIL: %s" % (
