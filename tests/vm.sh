@@ -167,10 +167,10 @@ fi
 # --- runs at once, from two users ----------------------------------------------
 # Three guest pairs at the same time: two of this user's (two shells) and,
 # when we are root, one of nobody's, with a copy of the project and of the
-# warm cache (a fresh one would fetch the kernel again).  Each pair runs the
-# lab with its own message, so crossed wires show in the captures: each must
-# hold its own message and no other.  The runner needs no privilege, and
-# nobody's capture belongs to nobody.
+# warm cache (a fresh one would fetch the kernel again).  While all are up,
+# the guests' wire ports must all differ; each pair runs the lab with its
+# own message, and each capture must hold its own message and no other.
+# The runner needs no privilege, and nobody's capture belongs to nobody.
 runs="a b"
 if [ "$(id -u)" = 0 ]; then
 	runs="a b nobody"
@@ -186,6 +186,7 @@ if [ "$(id -u)" = 0 ]; then
 	cp solution/rdma-lab "$t_tmp/nobody/lab/solution/"
 	chmod -R a+rwX "$t_tmp/nobody"
 fi
+guests=$(($(echo "$runs" | wc -w) * 2))
 # run_lab NAME: the lab, message run-NAME, capture in $t_tmp/NAME/w.pcap.
 run_lab() {
 	local dir=$t_tmp/$1 as=()
@@ -205,8 +206,23 @@ run_lab() {
 	for r in $runs; do
 		(run_lab "$r") &
 	done
+	# While every pair is up, note the wire ports of all guests: they must
+	# all differ (on this kernel, clashing ports only sometimes cross).
+	for _ in $(seq 150); do
+		pgrep -a qemu-system | grep -o 'localaddr=127.0.0.1:[0-9]*' |
+			sort >"$t_tmp/ports"
+		[ "$(wc -l <"$t_tmp/ports")" -lt "$guests" ] || break
+		sleep 0.2
+	done
 	wait
 ) 9>"${TMPDIR:-/tmp}/rdma-lab-vm.lock"
+if [ "$(sort -u "$t_tmp/ports" | wc -l)" -ge "$guests" ]; then
+	ok "runs at once: $guests guests up together, each on its own" \
+		"wire port"
+else
+	fail "runs at once: the guests' wire ports clash or were not seen" \
+		"$t_tmp/ports"
+fi
 why=''
 for r in $runs; do
 	rc=$(cat "$t_tmp/$r.rc")
