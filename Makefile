@@ -6,8 +6,7 @@
 #   make format clang-format solution/main.c, then regenerate lab/main.c
 # ---------------------------------------------------------------------------
 CC ?= cc
-LAB_CFLAGS := -std=gnu11 -O2 -g -Wall -Wextra -Werror
-LAB_LDLIBS := -libverbs
+include lab/flags.mk
 
 .PHONY: all lab unit format clean
 all: solution/rdma-lab lab/rdma-lab
@@ -25,7 +24,7 @@ lab:
 	mv lab/main.c.tmp lab/main.c
 
 unit: all
-	sh tests/unit/run.sh
+	bash tests/unit/run.sh
 
 format:
 	clang-format -i solution/main.c
@@ -41,7 +40,8 @@ clean:
 # ---------------------------------------------------------------------------
 # Running in the two SoftRoCE guests (vm/), and the tests.
 #   make demo   the reference solution, end to end, with its capture
-#   make run    the same with your build of lab/main.c
+#   make run    the same with your build of lab/main.c; ARGS='-m TEXT ...'
+#               passes program options to both sides
 #   make test   every test: host-side unit tests, the runner, end to end
 # ---------------------------------------------------------------------------
 .PHONY: deps demo run test
@@ -54,7 +54,7 @@ demo: deps
 
 run: deps
 	$(MAKE) all
-	vm/demo lab/rdma-lab out/run
+	vm/demo lab/rdma-lab out/run $(ARGS)
 
 # Packages first: on a fresh machine even the compiler may be missing.
 test:

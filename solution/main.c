@@ -228,9 +228,9 @@ int lab_fail_verb(struct lab_ctx *ctx, const char *what, int err)
 		lab_hint(ctx, "destination GID not resolvable: wrong GID "
 			      "index (fe80::?) or peer unreachable");
 	else if (lab_is(what, "ibv_modify_qp(RTR)") && err == EINVAL)
-		lab_hint(ctx,
-			 "RTR needs STATE, AV, PATH_MTU, DEST_QPN, RQ_PSN, "
-			 "MAX_DEST_RD_ATOMIC, MIN_RNR_TIMER; GRH on RoCE");
+		lab_hint(ctx, "RTR needs STATE, AV (ah_attr.port_num, GRH on "
+			      "RoCE), PATH_MTU, DEST_QPN, RQ_PSN, "
+			      "MAX_DEST_RD_ATOMIC, MIN_RNR_TIMER");
 	else if (lab_is(what, "ibv_modify_qp(RTS)") && err == EINVAL)
 		lab_hint(ctx, "RTS needs STATE, SQ_PSN, TIMEOUT (<= 31), "
 			      "RETRY_CNT, RNR_RETRY, MAX_QP_RD_ATOMIC");
@@ -238,10 +238,12 @@ int lab_fail_verb(struct lab_ctx *ctx, const char *what, int err)
 		lab_hint(ctx, "INIT needs STATE, PKEY_INDEX, PORT, "
 			      "ACCESS_FLAGS");
 	else if (lab_is(what, "ibv_post") && err == EINVAL)
-		lab_hint(ctx, "bad work request (num_sge, opcode) or the QP is "
-			      "not in a state that accepts it");
+		lab_hint(ctx, "bad work request (num_sge above the QP's cap, "
+			      "opcode) or the QP is not in a state that "
+			      "accepts it");
 	else if (lab_is(what, "ibv_post") && err == ENOMEM)
-		lab_hint(ctx, "the work queue is full");
+		lab_hint(ctx, "the work queue is full: check the QP's cap "
+			      "(max_send_wr, max_recv_wr) in create_resources");
 	return -1;
 }
 
@@ -958,9 +960,9 @@ static int step_open_device(struct lab_ctx *ctx)
 	 * TODO open_device: open the RDMA device (-d, default the first one)
 	 * and check that port -i is ACTIVE.  Fill ctx->verbs, ctx->port_attr
 	 * (link layer, active MTU, LID), ctx->gid_idx and ctx->gid: read the
-	 * port's GID table into struct lab_gid_entry[] and let
-	 * lab_choose_gid() pick; if -d names no device, report it with
-	 * lab_fail_no_device().
+	 * port's GID table (ctx->port_attr.gid_tbl_len entries) into struct
+	 * lab_gid_entry[] and let lab_choose_gid() pick; if -d names no
+	 * device, report it with lab_fail_no_device().
 	 * Verbs: ibv_get_device_list(3), ibv_open_device(3),
 	 * ibv_query_port(3), ibv_query_gid_ex(3), ibv_free_device_list(3).
 	 * Pitfall: GID index 0 on RoCE is usually fe80:: (link-local), which
@@ -1052,15 +1054,19 @@ static int step_create_resources(struct lab_ctx *ctx)
 	/*
 	 * TODO create_resources: allocate a PD, a completion channel, a CQ of
 	 * LAB_CQ_DEPTH entries bound to that channel, register the buffers
-	 * and create an RC QP (send and receive CQ: ctx->cq).  Server:
-	 * ctx->buf_mr over ctx->buf is the RDMA WRITE target, ctx->recv_mr
-	 * over ctx->recv_buf (LAB_RECV_SLOTS * opt.size bytes) takes the
-	 * receives.  Client: ctx->buf_mr over ctx->buf is only read locally.
-	 * Give each MR exactly the access the peer needs, no more.
+	 * and create an RC QP (send and receive CQ: ctx->cq; cap:
+	 * LAB_SEND_DEPTH send and LAB_RECV_SLOTS receive requests, one SGE
+	 * each).  Server: ctx->buf_mr over ctx->buf is the RDMA WRITE
+	 * target, ctx->recv_mr over ctx->recv_buf (LAB_RECV_SLOTS *
+	 * opt.size bytes) takes the receives.  Client: ctx->buf_mr over
+	 * ctx->buf is only read locally.  Give each MR exactly the access
+	 * the peer needs, no more.
 	 * Verbs: ibv_alloc_pd(3), ibv_create_comp_channel(3),
 	 * ibv_create_cq(3), ibv_reg_mr(3), ibv_create_qp(3).
 	 * Pitfall: IBV_ACCESS_REMOTE_WRITE without IBV_ACCESS_LOCAL_WRITE
-	 * makes ibv_reg_mr fail with EINVAL.
+	 * makes ibv_reg_mr fail with EINVAL.  ibv_create_qp accepts a cap
+	 * left at 0; the first ibv_post_recv/ibv_post_send then fails with
+	 * ENOMEM.
 	 */
 	/* BEGIN SOLUTION create_resources */
 	bool server = !ctx->opt.host;
@@ -1178,8 +1184,9 @@ static int step_connect(struct lab_ctx *ctx)
 	 * TODO connect: server: post LAB_RECV_SLOTS receives (wr_id = slot,
 	 * slot i at ctx->recv_buf + i * ctx->buf_len).  Then both sides:
 	 * INIT -> RTR towards ctx->remote (path MTU: the smaller of the two
-	 * active MTUs; a GRH when ctx->gid_idx >= 0, else the LID alone),
-	 * RTR -> RTS with ctx->local.psn and LAB_QP_* timers, then
+	 * active MTUs; ah_attr.port_num = -i; a GRH when ctx->gid_idx >= 0,
+	 * else the LID alone), RTR -> RTS with ctx->local.psn and the
+	 * LAB_QP_* timers (max_rd_atomic and max_dest_rd_atomic: 1), then
 	 * lab_barrier() so neither side sends before the other is ready.
 	 * Verbs: ibv_post_recv(3), ibv_modify_qp(3) (use lab_fail_verb(ctx,
 	 * "ibv_modify_qp(RTR)", ret) / "(RTS)" for hints).

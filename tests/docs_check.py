@@ -9,9 +9,13 @@
     docs_check.py shapes FRESH.log... -- FILE...
         every quoted "lab STEP ok ..." line has the keys, in order, and the
         kinds of values that a fresh run of the program printed
+    docs_check.py answers FILE.md...
+        every row of a table under a "<!-- pcap: CAPTURE -->" line is what
+        tshark reads from that recorded capture (docs/answers.md)
 """
 import os
 import re
+import subprocess
 import sys
 
 STEPS = ("open_device create_resources qp_to_init exchange connect send "
@@ -121,6 +125,97 @@ def shapes(fresh, files):
     return bad == 0 and n > 0
 
 
+PCAP = re.compile(r"^<!-- pcap: (\S+) -->$")
+ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..")
+
+
+def same(want, got):
+    """Equal as text (blanks and byte separators ignored), as numbers (0x...
+    or decimal) or as flags (tshark prints 1 or True, by version)."""
+    flag = {"true": "1", "false": "0"}
+    want, got = (re.sub(r"[\s:]", "", v) for v in (want, got))
+    want, got = (flag.get(v.lower(), v) for v in (want, got))
+    if want == got:
+        return True
+    num = re.compile(r"0x[0-9a-fA-F]+|[0-9]+")
+    if num.fullmatch(want) and num.fullmatch(got):
+        return int(want, 0 if want.startswith("0x") else 10) == \
+            int(got, 0 if got.startswith("0x") else 10)
+    return False
+
+
+def pcap_tables(md):
+    """(line, capture, frame or None, filter, field, [values]) per table row."""
+    with open(md, encoding="utf-8") as f:
+        src = f.read().splitlines()
+    for i, line in enumerate(src):
+        m = PCAP.match(line)
+        if not m:
+            continue
+        if len(src) < i + 4 or not src[i + 2].startswith("|---"):
+            sys.exit("%s:%d: a pcap marker must be followed by a table" % (md, i + 1))
+        for num in range(i + 4, len(src) + 1):
+            row = src[num - 1]
+            if not row.startswith("|"):
+                break
+            cells = [c.strip().strip("`") for c in row.strip("|").split("|")]
+            if len(cells) != 3:
+                sys.exit("%s:%d: want | packets | field | value |" % (md, num))
+            flt, field, value = cells
+            frame = flt if flt.isdigit() else None
+            if frame:
+                flt = "frame.number == " + frame
+            yield num, m.group(1), frame, flt, field, value.split(",")
+
+
+def tshark(pcap, flt, fields):
+    """One row of field values per packet that matches flt."""
+    cmd = ["tshark", "-r", os.path.join(ROOT, pcap), "-Y", flt, "-T", "fields",
+           "-E", "occurrence=f", "-E", "separator=/t"]
+    for f in fields:
+        cmd += ["-e", f]
+    out = subprocess.run(cmd, capture_output=True, text=True)
+    if out.returncode:
+        raise RuntimeError("%s: %s" % (" ".join(cmd), out.stderr.strip()))
+    return [dict(zip(fields, l.split("\t"))) for l in out.stdout.splitlines()]
+
+
+def answers(files):
+    """Each row's values, read again with tshark: one run per capture for
+    the rows that name a frame, one per filter for the others."""
+    bad = n = 0
+    for md in files:
+        rows = list(pcap_tables(md))
+        packets = {}
+        for pcap in sorted({r[1] for r in rows}):
+            mine = [r for r in rows if r[1] == pcap]
+            frames = sorted({r[2] for r in mine if r[2]}, key=int)
+            fields = sorted({"frame.number"} | {r[4] for r in mine})
+            try:
+                if frames:
+                    flt = "frame.number in {%s}" % ", ".join(frames)
+                    for p in tshark(pcap, flt, fields):
+                        packets[pcap, p["frame.number"]] = [p]
+                for flt in sorted({r[3] for r in mine if not r[2]}):
+                    packets[pcap, flt] = tshark(pcap, flt, fields)
+            except FileNotFoundError:
+                print("tshark is not installed (vm/deps --tests installs it)")
+                return False
+            except RuntimeError as e:
+                print("%s: %s" % (md, e))
+                return False
+        for num, pcap, frame, flt, field, want in rows:
+            got = [p.get(field, "") for p in packets.get((pcap, frame or flt), [])]
+            n += 1
+            if len(got) != len(want) or not all(map(same, want, got)):
+                print("%s:%d: %s -Y '%s' -e %s\n  answer:   %s\n  recorded: %s"
+                      % (md, num, pcap, flt, field,
+                         ", ".join(w.strip() for w in want), ", ".join(got)))
+                bad += 1
+    print("%d answer facts checked against the recorded captures" % n)
+    return bad == 0 and n > 0
+
+
 def main():
     cmd, args = sys.argv[1], sys.argv[2:]
     if cmd == "links":
@@ -130,6 +225,8 @@ def main():
     elif cmd == "shapes":
         cut = args.index("--")
         ok = shapes(args[:cut], args[cut + 1:])
+    elif cmd == "answers":
+        ok = answers(args)
     else:
         sys.exit(__doc__)
     sys.exit(0 if ok else 1)

@@ -1,15 +1,44 @@
-# Shared by the test groups (sourced): one "ok"/"FAIL" line per check and a
-# closing "N passed, M failed" line that tests/run adds up.
+# Shared by the test groups (sourced): one "ok", "FAIL" or "SKIP: reason"
+# line per check and a closing "N passed, M failed, K skipped" line that
+# tests/run adds up.
 # shellcheck shell=bash
 
 t_pass=0
 t_fail=0
+t_skip=0
 t_tmp=$(mktemp -d "${TMPDIR:-/tmp}/rdma-lab-test.XXXXXX")
 trap 'rm -rf "$t_tmp"' EXIT
 cd "$(dirname "${BASH_SOURCE[0]}")/.." || exit 1
+exec {t_stderr}>&2
 
-# ok TEXT...: a passed check.
+# A command that is not installed must never let a check pass: bash calls
+# this instead, often in a subshell (a pipeline, a $(...)), so the failure
+# is kept in a file that summary counts.
+command_not_found_handle() {
+	echo "$1" >>"$t_tmp/not-found"
+	echo "FAIL command not found: $1 (vm/deps --tests installs it)" \
+		>&"$t_stderr"
+	return 127
+}
+
+# t_missing: sets t_new_missing to how many commands were not found since
+# the last call.
+t_missing_seen=0
+t_missing() {
+	local n=0
+	[ ! -s "$t_tmp/not-found" ] || n=$(wc -l <"$t_tmp/not-found")
+	t_new_missing=$((n - t_missing_seen))
+	t_missing_seen=$n
+}
+
+# ok TEXT...: a passed check, unless a command it ran was missing.
 ok() {
+	t_missing
+	if [ "$t_new_missing" != 0 ]; then
+		t_fail=$((t_fail + 1))
+		echo "FAIL $* (a command it ran is not installed)"
+		return
+	fi
 	t_pass=$((t_pass + 1))
 	echo "ok   $*"
 }
@@ -21,6 +50,25 @@ fail() {
 	if [ -n "${2:-}" ] && [ -f "$2" ]; then
 		tail -n 40 "$2" | sed 's/^/     | /'
 	fi
+}
+
+# skip REASON: a check that could not run; counted apart, never as passed.
+skip() {
+	t_skip=$((t_skip + 1))
+	echo "SKIP: $*"
+}
+
+# need CMD...: status 1, with the missing names on stdout, unless every
+# CMD is installed.  For checks that SKIP without them.
+need() {
+	local c missing=''
+	for c in "$@"; do
+		command -v "$c" >/dev/null 2>&1 || missing="$missing $c"
+	done
+	[ -z "$missing" ] || {
+		echo "${missing# } not installed"
+		return 1
+	}
 }
 
 # check NAME CMD...: passes when CMD exits 0; its output is the evidence.
@@ -49,6 +97,8 @@ vm_run() {
 }
 
 summary() {
-	echo "$t_pass passed, $t_fail failed"
+	t_missing
+	t_fail=$((t_fail + t_new_missing))
+	echo "$t_pass passed, $t_fail failed, $t_skip skipped"
 	[ "$t_fail" = 0 ]
 }

@@ -177,7 +177,7 @@ if [ "$(id -u)" = 0 ]; then
 	chmod 755 "$t_tmp"
 	mkdir -p "$t_tmp/nobody/cache/rdma-lab" "$t_tmp/nobody/lab"
 	guest=$(vm/prepare)
-	kernel=$(readlink -f "$guest/vmlinux")
+	kernel=$(readlink -f "$guest/kernel")
 	kdir=$t_tmp/nobody/cache/rdma-lab/$(basename "$(dirname "$kernel")")
 	mkdir -p "$kdir"
 	cp "$kernel" "$kdir/"

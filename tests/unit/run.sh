@@ -1,29 +1,31 @@
-#!/bin/sh
+#!/bin/bash
 # Host-side unit tests for rdma-lab; no RDMA device needed.
-#   sh tests/unit/run.sh        (or: make unit)
-# One "PASS name" / "FAIL name: why" line per check, then "N passed,
-# M failed".  Exit status 1 if anything failed.
+#   bash tests/unit/run.sh        (or: make unit)
+# One "ok name" / "FAIL name: why" line per check, then "N passed,
+# M failed, K skipped".  Exit status 1 if anything failed.
 set -u
-cd "$(dirname "$0")/../.." || exit 1
+# shellcheck source=tests/lib.sh
+. "$(dirname "$0")/../lib.sh"
 
 BIN=tests/bin
-# The flags of the Makefile.
+# The flags every build of a student's file gets (lab/flags.mk).
 ccw() {
-	cc -std=gnu11 -O2 -g -Wall -Wextra -Werror "$@"
+	# shellcheck disable=SC2046 # the flags are words
+	cc $(sed -n 's/^LAB_CFLAGS := //p' lab/flags.mk) "$@"
 }
 mkdir -p "$BIN"
-pass=0
-fail=0
 
-ok() {
-	echo "PASS $1"
-	pass=$((pass + 1))
-}
-
+# ko NAME WHY: a failed check with its reason on the same line.
 ko() {
-	echo "FAIL $1: $2"
-	fail=$((fail + 1))
+	fail "$1: $2"
 }
+
+if python3 tests/unit/deps_check.py >"$BIN/deps.out" 2>&1; then
+	ok "every command the scripts run is known to vm/deps" \
+		"($(tail -n 1 "$BIN/deps.out"))"
+else
+	fail "every command the scripts run is known to vm/deps" "$BIN/deps.out"
+fi
 
 # ---- C unit tests: exchange message, GID choice, helpers ----
 if ccw -Wno-unused-function -o "$BIN/test_unit" \
@@ -31,10 +33,10 @@ if ccw -Wno-unused-function -o "$BIN/test_unit" \
 	"$BIN/test_unit" >"$BIN/test_unit.out" 2>&1
 	rc=$?
 	cat "$BIN/test_unit.out"
-	p=$(grep -c '^PASS ' "$BIN/test_unit.out")
+	p=$(grep -c '^ok ' "$BIN/test_unit.out")
 	f=$(grep -c '^FAIL ' "$BIN/test_unit.out")
-	pass=$((pass + p))
-	fail=$((fail + f))
+	t_pass=$((t_pass + p))
+	t_fail=$((t_fail + f))
 	if [ "$rc" -ne 0 ] && [ "$f" -eq 0 ]; then
 		ko test_unit_exit "exit status $rc without a FAIL line"
 	fi
@@ -255,5 +257,4 @@ else
 	ko fuzz_build "$(head -n 1 "$BIN/cc.err")"
 fi
 
-echo "$pass passed, $fail failed"
-[ "$fail" -eq 0 ]
+summary

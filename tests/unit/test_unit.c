@@ -1,7 +1,7 @@
 /*
  * Host-side unit tests for the pure parts of solution/main.c: the exchange
  * message and the GID choice.  No RDMA device is needed.  Prints one
- * "PASS name" or "FAIL name: why" line per check.
+ * "ok name" or "FAIL name: why" line per check.
  */
 #define LAB_NO_MAIN
 #include "../../solution/main.c"
@@ -13,7 +13,7 @@ static int failures;
 static void check(bool cond, const char *name, const char *why)
 {
 	if (cond) {
-		printf("PASS %s\n", name);
+		printf("ok   %s\n", name);
 	} else {
 		printf("FAIL %s: %s\n", name, why);
 		failures++;
