@@ -11,11 +11,19 @@ include lab/flags.mk
 .PHONY: all lab unit format clean
 all: solution/rdma-lab lab/rdma-lab
 
-solution/rdma-lab: solution/main.c
-	$(CC) $(LAB_CFLAGS) -o $@ solution/main.c $(LAB_LDLIBS)
+# Each main.c holds only the steps; the scaffolding is linked in.
+solution/rdma-lab: solution/main.c $(LAB_SCAFFOLD) $(LAB_HEADERS)
+	$(CC) $(LAB_CFLAGS) -Ilab -o $@ solution/main.c $(LAB_SCAFFOLD) $(LAB_LDLIBS)
 
-lab/rdma-lab: lab/main.c
-	$(CC) $(LAB_CFLAGS) -o $@ lab/main.c $(LAB_LDLIBS)
+lab/rdma-lab: lab/main.c $(LAB_SCAFFOLD) $(LAB_HEADERS)
+	$(CC) $(LAB_CFLAGS) -Ilab -o $@ lab/main.c $(LAB_SCAFFOLD) $(LAB_LDLIBS)
+
+# Any main.c built as a student's file is: make build MAIN=x/main.c
+# OUT=x/rdma-lab (the tests' deliberate variants of the reference).
+.PHONY: build
+build:
+	@test -n "$(MAIN)" -a -n "$(OUT)" || { echo "usage: make build MAIN=FILE.c OUT=PROGRAM" >&2; exit 2; }
+	$(CC) $(LAB_CFLAGS) -Ilab -o $(OUT) $(MAIN) $(LAB_SCAFFOLD) $(LAB_LDLIBS)
 
 # Phony on purpose: lab/ is also a directory, and a student tree may have
 # no solution/ at all, so "make" never regenerates on its own.
@@ -27,7 +35,7 @@ unit: all
 	bash tests/unit/run.sh
 
 format:
-	clang-format -i solution/main.c
+	clang-format -i solution/main.c lab/lab.h lab/support.c lab/driver.c
 	$(MAKE) lab
 
 clean:

@@ -10,6 +10,7 @@ should check: opcode, destination QP, PSN, immediate, RETH, AETH. Pure TCP
 ACKs are left out: they carry nothing the lab sends. Times are relative to
 the first frame, so the same capture always gives the same picture.
 """
+import os
 import subprocess
 import sys
 from xml.sax.saxutils import escape
@@ -21,12 +22,17 @@ FIELDS = ["frame.number", "frame.time_relative", "ip.src", "ip.dst",
           "infiniband.reth.r_key", "infiniband.reth.dmalen",
           "infiniband.aeth.syndrome", "infiniband.aeth.msn"]
 
-OPCODES = ["SEND FIRST", "SEND MIDDLE", "SEND LAST", "SEND LAST with imm",
-           "SEND ONLY", "SEND ONLY with imm", "RDMA WRITE FIRST",
-           "RDMA WRITE MIDDLE", "RDMA WRITE LAST", "RDMA WRITE LAST with imm",
-           "RDMA WRITE ONLY", "RDMA WRITE ONLY with imm", "RDMA READ REQUEST",
-           "READ RESPONSE FIRST", "READ RESPONSE MIDDLE", "READ RESPONSE LAST",
-           "READ RESPONSE ONLY", "ACKNOWLEDGE", "ATOMIC ACKNOWLEDGE"]
+def read_opcodes():
+    """Labels by opcode number, from vm/opcodes.tsv."""
+    path = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "vm",
+                        "opcodes.tsv")
+    with open(path, encoding="utf-8") as f:
+        rows = [line.rstrip("\n").split("\t") for line in f
+                if not line.startswith("#")]
+    return [label for _num, _name, label in sorted(rows, key=lambda r: int(r[0]))]
+
+
+OPCODES = read_opcodes()
 
 COLORS = {"tcp": "#777777", "req": "#1f5fa8", "ack": "#2e7d32", "nak": "#c62828"}
 

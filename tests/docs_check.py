@@ -18,8 +18,9 @@ import re
 import subprocess
 import sys
 
-STEPS = ("open_device create_resources qp_to_init exchange connect send "
-         "send_imm write teardown").split()
+with open(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lab",
+                       "steps.h"), encoding="utf-8") as _f:
+    STEPS = re.findall(r"^LAB_STEP\((\w+), \d+\)$", _f.read(), re.M)
 LINK = re.compile(r"!?\[[^\]]*\]\(([^)\s]+)(?:\s+\"[^\"]*\")?\)")
 LAB = re.compile(r"lab (\w+) (ok|FAIL:|hint:)(.*)$")
 

@@ -35,8 +35,7 @@ same_number() {
 	[ -n "$1" ] && [ -n "$2" ] && [ $(($1)) = $(($2)) ]
 }
 
-steps="open_device create_resources qp_to_init exchange connect send send_imm
-write teardown"
+steps=$(lab_steps | tr '\n' ' ')
 
 # --- the reference against itself ---------------------------------------------
 msg=m$(rand_hex 10)

@@ -16,8 +16,8 @@ variant() {
 		fail "variant $1: the sed no longer matches solution/main.c"
 		return
 	fi
-	cc -std=gnu11 -O2 -o "$t_tmp/variants/$1" "$t_tmp/variants/$1.c" \
-		-libverbs || fail "variant $1 does not build"
+	make -s build MAIN="$t_tmp/variants/$1.c" OUT="$t_tmp/variants/$1" ||
+		fail "variant $1 does not build"
 }
 variant wrong-rkey 's/\.rkey = ctx->buf_mr->rkey,/.rkey = ctx->buf_mr->rkey + 1,/'
 variant addr-outside 's/\.addr = (uintptr_t)ctx->buf,/.addr = (uintptr_t)ctx->buf + (1u << 20),/'

@@ -95,8 +95,7 @@ else
 	fail "skeleton: $(score skeleton)/20" "$rep/skeleton/report.txt"
 fi
 
-steps=(open_device create_resources qp_to_init exchange connect send
-	send_imm write teardown)
+mapfile -t steps < <(lab_steps)
 for f in vm/grader/mistakes/*.sed; do
 	name=$(basename "$f" .sed)
 	step=$(sed -n 's/^# step: //p' "$f")

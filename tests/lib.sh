@@ -31,6 +31,11 @@ t_missing() {
 	t_missing_seen=$n
 }
 
+# lab_steps: the step names of lab/steps.h, in order, one per line.
+lab_steps() {
+	sed -n 's/^LAB_STEP(\([a-z_]*\), [0-9]*)$/\1/p' lab/steps.h
+}
+
 # ok TEXT...: a passed check, unless a command it ran was missing.
 ok() {
 	t_missing

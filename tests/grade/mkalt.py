@@ -13,7 +13,7 @@ for line in open(sys.argv[2]).read().splitlines(keepends=True):
         blocks[name] = ""
     elif name:
         blocks[name] += line
-anchor = "static int step_open_device(struct lab_ctx *ctx)\n"
+anchor = "int step_open_device(struct lab_ctx *ctx)\n"
 assert anchor in lab, "step_open_device not found"
 lab = lab.replace(anchor, blocks.pop("HELPERS") + "\n" + anchor, 1)
 for step, body in blocks.items():

@@ -2,11 +2,11 @@
  * libFuzzer target for the exchange-message decoder: whatever bytes a peer
  * sends, lab_wire_decode() must reject them with a message or accept a
  * message that re-encodes to the very same bytes.
- *   clang -g -fsanitize=fuzzer,address,undefined tests/unit/fuzz_wire.c \
+ *   clang -g -D_GNU_SOURCE -fsanitize=fuzzer,address,undefined \
+ *	tests/unit/fuzz_wire.c \
  *	-libverbs && ./a.out tests/unit/corpus
  */
-#define LAB_NO_MAIN
-#include "../../solution/main.c"
+#include "../../lab/support.c"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -44,10 +44,10 @@ else
 	ko test_unit_build "$(head -n 1 "$BIN/cc.err")"
 fi
 
-# ---- both programs build warning-free ----
+# ---- both programs build warning-free, each main.c with the scaffolding --
 for src in solution lab; do
-	if ccw -o "$BIN/$src-rdma-lab" "$src/main.c" -libverbs \
-		2>"$BIN/cc.err"; then
+	if ccw -Ilab -o "$BIN/$src-rdma-lab" "$src/main.c" lab/support.c \
+		lab/driver.c -libverbs 2>"$BIN/cc.err"; then
 		ok "build_$src"
 	else
 		ko "build_$src" "$(head -n 1 "$BIN/cc.err")"
@@ -121,11 +121,25 @@ if grep -q 'SOLUTION' lab/main.c; then
 else
 	ok skeleton_no_markers
 fi
-todos=$(grep -c 'return lab_todo(ctx, "' lab/main.c)
-if [ "$todos" -eq 9 ]; then
-	ok skeleton_nine_todos
+# One stub per step of lab/steps.h, in its order, and nothing else: the
+# student's file starts at its first TODO and holds only the steps.
+want=$(sed -n 's/^LAB_STEP(\([a-z_]*\), [0-9]*)$/\1/p' lab/steps.h | tr '\n' ' ')
+got=$(sed -n 's/^\treturn lab_todo(ctx, "\([a-z_]*\)");$/\1/p' lab/main.c |
+	tr '\n' ' ')
+if [ -n "$want" ] && [ "$got" = "$want" ]; then
+	ok "skeleton_one_todo_per_step ($want)"
 else
-	ko skeleton_nine_todos "$todos stubs, want 9"
+	ko skeleton_one_todo_per_step "stubs '$got', steps.h '$want'"
+fi
+funcs=$(grep -c '^[a-z].*(' lab/main.c)
+steps=$(grep -c '^int step_[a-z_]*(struct lab_ctx \*ctx)$' lab/main.c)
+first=$(grep -n -m 1 'TODO [a-z_]*:' lab/main.c | cut -d: -f1)
+if [ "$funcs" = "$steps" ] && [ "$(wc -l <lab/main.c)" -lt 450 ] &&
+	[ "${first:-999}" -le 80 ]; then
+	ok "skeleton_only_steps ($(wc -l <lab/main.c) lines, first TODO at line $first)"
+else
+	ko skeleton_only_steps "$funcs functions, $steps steps,\
+ $(wc -l <lab/main.c) lines, first TODO at line ${first:-none}"
 fi
 
 # ---- the generator rejects bad markers, naming the line ----
@@ -209,8 +223,8 @@ fi
 
 # ---- formatting ----
 if command -v clang-format >/dev/null 2>&1; then
-	for f in solution/main.c lab/main.c tests/unit/test_unit.c \
-		tests/unit/fuzz_wire.c; do
+	for f in solution/main.c lab/main.c lab/*.h lab/support.c \
+		lab/driver.c tests/unit/test_unit.c tests/unit/fuzz_wire.c; do
 		if clang-format --dry-run --Werror "$f" >"$BIN/fmt.err" 2>&1; then
 			ok "clang_format_$(echo "$f" | tr '/.' '__')"
 		else
@@ -223,7 +237,8 @@ else
 fi
 
 # ---- the same unit tests under AddressSanitizer and UBSan ----
-if clang -std=gnu11 -g -O1 -Wall -Wextra -Werror -Wno-unused-function \
+if clang -std=gnu11 -D_GNU_SOURCE -g -O1 -Wall -Wextra -Werror \
+	-Wno-unused-function \
 	-fsanitize=address,undefined -fno-sanitize-recover=all \
 	-o "$BIN/test_unit_san" tests/unit/test_unit.c -libverbs \
 	2>"$BIN/cc.err"; then
@@ -240,7 +255,7 @@ fi
 
 # ---- libFuzzer on the exchange decoder, bounded, from the seed corpus ----
 # The checked-in corpus stays as it is: new inputs go to a scratch copy.
-if clang -g -O1 -fsanitize=fuzzer,address,undefined \
+if clang -D_GNU_SOURCE -g -O1 -fsanitize=fuzzer,address,undefined \
 	-fno-sanitize-recover=all -o "$BIN/fuzz_wire" tests/unit/fuzz_wire.c \
 	-libverbs 2>"$BIN/cc.err"; then
 	rm -rf "$BIN/corpus"

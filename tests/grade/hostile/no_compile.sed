@@ -1,4 +1,4 @@
 # Does not compile.
 # score: 0
 # text: does not compile
-s/^int main(int argc, char \*\*argv)$/int main(int argc, char **argv) syntax error/
+s/^int step_open_device(struct lab_ctx \*ctx)$/& syntax error/

@@ -1,0 +1,245 @@
+/*
+ * lab.h: the reference card for lab/main.c.  Everything a step may use is
+ * declared here: the constants, the context every step fills in (struct
+ * lab_ctx; each field says which step fills it), and the helpers from
+ * lab/support.c.  lab/driver.c runs the steps in order and checks each
+ * one's result.  Only lab/main.c is yours: the grader builds it against
+ * this project's own copy of every other file.
+ */
+#ifndef LAB_H
+#define LAB_H
+
+#include <arpa/inet.h>
+#include <errno.h>
+#include <inttypes.h>
+#include <signal.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/random.h>
+#include <unistd.h>
+
+#include <infiniband/verbs.h>
+
+#define LAB_PROG	    "rdma-lab"
+#define LAB_DEFAULT_PORT    18515
+#define LAB_DEFAULT_SIZE    4096
+#define LAB_DEFAULT_TIMEOUT 10
+#define LAB_DEFAULT_IMM	    0x12345678u
+#define LAB_DEFAULT_MESSAGE "hello from the client"
+#define LAB_DEFAULT_WRITE   "written by RDMA WRITE"
+#define LAB_MAX_BUF	    (64u << 20)
+#define LAB_MAX_TIMEOUT	    3600
+#define LAB_CQ_DEPTH	    16
+#define LAB_SEND_DEPTH	    4
+#define LAB_RECV_SLOTS	    2 /* SEND, SEND with imm */
+
+/*
+ * Transport timers (ibv_modify_qp(3), RTR/RTS).  A lost ACK is retried
+ * after 4.096 us * 2^LAB_QP_TIMEOUT = 134 ms, LAB_QP_RETRY_CNT times, so a
+ * dead peer yields IBV_WC_RETRY_EXC_ERR after about 1.1 s.  rnr_retry 7
+ * would mean "retry forever" and a missing receive would only show up as
+ * our own timeout; 6 retries of the peer's min_rnr_timer (24 = 40.96 ms)
+ * turn it into IBV_WC_RNR_RETRY_EXC_ERR within about 0.3 s.  Both stay far
+ * below the default -t of 10 s.
+ */
+#define LAB_QP_TIMEOUT	     15
+#define LAB_QP_RETRY_CNT     7
+#define LAB_QP_RNR_RETRY     6
+#define LAB_QP_MIN_RNR_TIMER 24
+/* RoCE v2 packets are routable IP packets; 1 would stop at the first hop. */
+#define LAB_HOP_LIMIT 64
+
+/* Exchange message: see docs/protocol.md, "Exchange message". */
+#define LAB_WIRE_MAGIC	 0x524c4142u /* "RLAB" */
+#define LAB_WIRE_VERSION 1
+#define LAB_WIRE_SIZE	 52
+#define LAB_QPN_MASK	 0xffffffu
+/* How far a queried PSN may have moved past the start when checked. */
+#define LAB_PSN_SLACK 4096
+
+/* TCP bytes after the exchange message; see docs/protocol.md. */
+#define LAB_SYNC_READY 'R'
+#define LAB_SYNC_WRITE 'W'
+
+/* What one side tells the other about itself. */
+struct lab_dest {
+	uint32_t qpn;	   /* 24 bits */
+	uint32_t psn;	   /* 24 bits, first PSN this side will send */
+	uint16_t lid;	   /* InfiniBand only; 0 on RoCE */
+	union ibv_gid gid; /* all-zero when the side uses no GRH */
+	uint64_t addr;	   /* buffer the peer may RDMA WRITE into */
+	uint32_t rkey;
+	uint32_t len;
+	uint32_t mtu; /* active MTU of the port, in bytes */
+};
+
+/* One GID table entry, as lab_choose_gid() sees it. */
+struct lab_gid_entry {
+	union ibv_gid gid; /* all-zero: empty slot */
+	uint32_t type;	   /* enum ibv_gid_type */
+};
+
+/* The last work request given to lab_post_send(), for reports and hints. */
+struct lab_posted {
+	enum ibv_wr_opcode opcode;
+	uint64_t local_addr;
+	uint32_t len;
+	uint64_t remote_addr;
+	uint32_t rkey;
+	uint32_t imm; /* host order */
+	uint32_t psn; /* PSN of its first packet */
+	uint32_t packets;
+};
+
+struct lab_opts {
+	const char *host; /* NULL: server */
+	const char *dev_name;
+	int ib_port;
+	int gid_idx; /* -1: automatic */
+	int tcp_port;
+	const char *message;
+	uint32_t imm;
+	const char *write_msg;
+	uint32_t size;
+	int timeout; /* seconds, bound on every wait */
+};
+
+/*
+ * Everything the program owns.  Verbs objects are stored here the moment
+ * they exist, so step_teardown() can release whatever subset a failed step
+ * left behind: that is each set-up step's single unwind path.  Each group
+ * of fields names the step that fills it.
+ */
+struct lab_ctx {
+	struct lab_opts opt; /* the command line, parsed by the driver */
+	const char *step;    /* name of the running step, for messages */
+
+	/* open_device. */
+	struct ibv_context *verbs;
+	struct ibv_port_attr port_attr; /* of port -i */
+	int gid_idx;	   /* lab_choose_gid(); -1: no GRH (InfiniBand) */
+	union ibv_gid gid; /* entry gid_idx of the GID table */
+
+	/* create_resources, in this order. */
+	struct ibv_pd *pd;
+	struct ibv_comp_channel *channel;
+	struct ibv_cq *cq;	/* LAB_CQ_DEPTH entries, bound to channel */
+	struct ibv_mr *buf_mr;	/* buf; server: WRITE target; client: source */
+	struct ibv_mr *recv_mr; /* server only: recv_buf, the receive slots */
+	struct ibv_qp *qp;	/* RC; send and receive CQ: cq */
+
+	/* Plain memory, allocated by the driver before the first step. */
+	char *buf;	/* buf_len (-s) bytes */
+	char *recv_buf; /* LAB_RECV_SLOTS slots of buf_len bytes each */
+	uint32_t buf_len;
+
+	/* exchange: local is filled by the step, the rest by the helpers. */
+	int sock;		/* lab_tcp_open() */
+	struct lab_dest local;	/* what the peer needs to reach us */
+	struct lab_dest remote; /* lab_exchange_dest() */
+
+	/* The server's send, send_imm and write steps. */
+	uint32_t recv_len[LAB_RECV_SLOTS]; /* wc.byte_len of each slot */
+	uint32_t imm_received;		   /* host order */
+	uint32_t write_len;		   /* lab_recv_write_done() */
+
+	/* Kept by the helpers and the driver, for the report lines. */
+	struct lab_posted posted; /* lab_post_send() */
+	uint32_t path_mtu;	  /* bytes, after connect */
+	uint32_t next_psn; /* client: next PSN it sends; server: expects */
+};
+
+/* ---------------------------------------------------------------------
+ * The steps (lab/main.c), run by lab/driver.c in the order of steps.h.
+ * Each returns 0 on success, or -1 after printing why (lab_fail*).
+ */
+#define LAB_STEP(name, points) int step_##name(struct lab_ctx *ctx);
+#include "steps.h"
+#undef LAB_STEP
+
+/* ---------------------------------------------------------------------
+ * Messages: "lab <step> FAIL: ..." and "lab <step> hint: ..." on stderr.
+ */
+
+/* Print a failure; returns -1, so a step can "return lab_fail(...)". */
+int lab_fail(struct lab_ctx *ctx, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+/* Print a hint line after a failure. */
+void lab_hint(struct lab_ctx *ctx, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+/*
+ * A verb or system call failed with errno value err; what names it, as
+ * "ibv_reg_mr" or "ibv_modify_qp(RTR)", and is printed as it is.  The
+ * hint is chosen from the verb's name within it and, for ibv_modify_qp,
+ * from the state the QP is still in.  Returns -1.
+ */
+int lab_fail_verb(struct lab_ctx *ctx, const char *what, int err);
+/* -d named no device in list (n entries): says which devices exist. */
+int lab_fail_no_device(struct lab_ctx *ctx, struct ibv_device **list, int n);
+/* The stub of a step not written yet: "TODO <name> is not implemented". */
+int lab_todo(struct lab_ctx *ctx, const char *name);
+
+/* ---------------------------------------------------------------------
+ * GIDs and MTUs.
+ */
+
+/* "fe80:0000:...": eight groups of four hex digits, as sysfs shows them. */
+void lab_format_gid(const union ibv_gid *gid, char out[40]);
+bool lab_gid_is_zero(const union ibv_gid *gid);
+/* IBV_MTU_1024 -> 1024; 0 for a value that is not an MTU. */
+uint32_t lab_mtu_bytes(enum ibv_mtu mtu);
+/* 1024 -> IBV_MTU_1024; 0 for a size that is not an MTU. */
+enum ibv_mtu lab_mtu_enum(uint32_t bytes);
+/*
+ * Choose the GID index from the port's table of n entries (n is
+ * port_attr.gid_tbl_len).  want: -g, or -1 for automatic (the RoCE v2
+ * entry with an IPv4-mapped address).  ethernet: the port's link layer
+ * is Ethernet (RoCE), which needs a GRH.  On success *idx is the index,
+ * or -1 for "no GRH" (InfiniBand); on failure err says why.
+ */
+int lab_choose_gid(const struct lab_gid_entry *tab, int n, int want,
+		   bool ethernet, int *idx, char *err, size_t errlen);
+
+/* ---------------------------------------------------------------------
+ * The exchange over TCP (docs/protocol.md).  Every wait is bounded by -t.
+ */
+
+/* The 52-byte exchange message, every field in network byte order. */
+void lab_wire_encode(const struct lab_dest *d, uint8_t out[LAB_WIRE_SIZE]);
+int lab_wire_decode(const void *buf, size_t len, struct lab_dest *out,
+		    char *err, size_t errlen);
+/* Server: wait for one client.  Client: connect to HOST.  Sets ctx->sock. */
+int lab_tcp_open(struct lab_ctx *ctx);
+/* Send ctx->local, receive and validate ctx->remote. */
+int lab_exchange_dest(struct lab_ctx *ctx);
+/* Both sides: "my QP is in RTS"; returns once the peer said the same. */
+int lab_barrier(struct lab_ctx *ctx);
+/* Client: "the WRITE of len bytes has completed". */
+int lab_send_write_done(struct lab_ctx *ctx, uint32_t len);
+/* Server: wait for the client's notice; sets ctx->write_len. */
+int lab_recv_write_done(struct lab_ctx *ctx);
+
+/* ---------------------------------------------------------------------
+ * Work requests and completions.
+ */
+
+/* Refuse a payload the local or the peer's buffer cannot hold. */
+int lab_check_fits(struct lab_ctx *ctx, const char *what, size_t len);
+/*
+ * ibv_post_send(3) of one work request, remembering it in ctx->posted for
+ * the report line and the hints.  Use it instead of ibv_post_send.
+ */
+int lab_post_send(struct lab_ctx *ctx, struct ibv_send_wr *wr);
+/*
+ * Wait, at most -t seconds, for one completion on ctx->cq through its
+ * completion channel ctx->channel (never a busy poll: it would starve
+ * rxe on a one-CPU guest).  A completion with an error status fails,
+ * with a hint.  Notices a peer that quit.
+ */
+int lab_wait_wc(struct lab_ctx *ctx, struct ibv_wc *wc);
+
+#endif /* LAB_H */
