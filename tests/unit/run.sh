@@ -98,6 +98,24 @@ bad_args args_message_over_size "$SOL" -s 4 -m hello host
 bad_args args_write_over_size "$SOL" -s 4 -m hi -w hello host
 bad_args args_skeleton_same "$LAB" -p abc
 
+# The instructor's commands explain themselves and refuse what they do
+# not know with status 2 and one line.
+for cmd in vm/grade vm/grade-all vm/run; do
+	if "$cmd" --help >"$BIN/help.out" 2>&1 && grep -q usage -i "$BIN/help.out" &&
+		[ "$(wc -l <"$BIN/help.out")" -gt 3 ]; then
+		ok "${cmd}_help"
+	else
+		ko "${cmd}_help" "$(head -n 1 "$BIN/help.out")"
+	fi
+	"$cmd" --no-such-option >"$BIN/bad.out" 2>&1
+	rc=$?
+	if [ "$rc" = 2 ] && [ "$(grep -c . "$BIN/bad.out")" = 1 ]; then
+		ok "${cmd}_bad_option"
+	else
+		ko "${cmd}_bad_option" "status $rc: $(head -n 2 "$BIN/bad.out" | tr '\n' ' ')"
+	fi
+done
+
 if "$SOL" -h >"$BIN/help.out" 2>&1 && grep -q 18515 "$BIN/help.out" &&
 	grep -q 4096 "$BIN/help.out"; then
 	ok args_help_shows_defaults
