@@ -27,6 +27,14 @@ for f in vm/grader/mistakes/*.sed tests/grade/hostile/*.sed; do
 		fail "$name: the seed no longer applies to solution/main.c"
 	fi
 done
+# Determinism: the same code is graded 3 times (the reference as such and
+# as the tarball below, each race mistake under three names).
+races="late_recv one_recv notice_early"
+cp solution/main.c "$subs/reference-2.c"
+for name in $races; do
+	cp "$subs/$name.c" "$subs/$name-2.c"
+	cp "$subs/$name.c" "$subs/$name-3.c"
+done
 # A folder and a tarball, as students hand them in.
 mkdir -p "$t_tmp/tree/lab" && cp solution/main.c "$t_tmp/tree/lab/main.c"
 tar -C "$t_tmp/tree" -czf "$subs/tarball.tar.gz" lab
@@ -81,7 +89,7 @@ print(r["steps"][sys.argv[2]]["score"])' \
 }
 
 rep=$out/students
-for s in reference alt tarball; do
+for s in reference reference-2 alt tarball; do
 	if [ "$(score "$s")" = 20 ]; then
 		ok "$s: 20/20"
 	else
@@ -123,6 +131,26 @@ print(json.load(open(sys.argv[1]))["steps"][sys.argv[2]]["hint"])' \
 		ok "mistake $name: loses $step, hint /$hint/"
 	else
 		fail "mistake $name: $why" "$rep/$name/report.txt"
+	fi
+done
+
+# scores NAME: the score of every step, on one line.
+scores() {
+	python3 -c 'import json,sys
+r = json.load(open(sys.argv[1]))
+print(" ".join("%s=%s" % (k, v["score"]) for k, v in r["steps"].items()))' \
+		"$out/students/$1/result.json" 2>/dev/null
+}
+for name in reference $races; do
+	third=$name-3
+	[ "$name" != reference ] || third=tarball
+	a=$(scores "$name")
+	b=$(scores "$name-2")
+	c=$(scores "$third")
+	if [ -n "$a" ] && [ "$a" = "$b" ] && [ "$a" = "$c" ]; then
+		ok "$name graded 3 times: the same score at every step"
+	else
+		fail "$name graded 3 times: '$a' / '$b' / '$c'"
 	fi
 done
 

@@ -66,6 +66,10 @@ OP_SEND = {0, 1, 2, 3, 4, 5}
 OP_SEND_IMM = {3, 5}
 OP_WRITE = {6, 7, 8, 9, 10, 11}
 OP_ACK = 17
+OP_FIRST = {0, 6}
+OP_END = {2, 3, 4, 5, 8, 9, 10, 11}
+WC_RDMA_WRITE = 1
+PSN_MOD = 1 << 24
 
 HINTS = {
     "todo": "the step is still a TODO: implement it in lab/main.c",
@@ -130,6 +134,30 @@ HINTS = {
     "flood": "the program wrote too much output and was stopped",
     "compile": "the program does not compile: run make and fix the "
     "errors",
+    "traced": "the work must be done by your own program's verbs "
+    "calls (ibv_open_device, ...), not only printed",
+    "wire": "the data must cross the wire through your QP: nothing "
+    "else earns the data steps",
+    "cq_channel": "create the CQ on the completion channel "
+    "(ibv_create_cq(..., ctx->channel, 0)): lab_wait_wc() sleeps on it",
+    "dgid": "grh.dgid must be the peer's GID from the exchange "
+    "(ctx->remote.gid)",
+    "hop_limit": "grh.hop_limit 0 drops the packets at the first "
+    "router: use LAB_HOP_LIMIT",
+    "timeout": "an RTS timeout of 0 waits for an ACK forever: use "
+    "LAB_QP_TIMEOUT",
+    "late_recv": "receiver not ready (RNR): too few receives were "
+    "posted before lab_barrier() told the peer it may send; post all "
+    "LAB_RECV_SLOTS before RTR",
+    "early_notice": "the write notice went out before the WRITE's "
+    "completion: wait for it (lab_wait_wc()) before "
+    "lab_send_write_done()",
+    "peer_adv": "the WRITE used what the peer advertised, and the "
+    "peer's advertisement was wrong: see its exchange step",
+    "adv_wrong": "the MR and QP allow REMOTE_WRITE, but the rkey or "
+    "address you advertised is not your MR's: see the exchange step",
+    "peer_quit": "the peer stopped first (step %s): this side's "
+    "failure follows from it; fix that step",
 }
 
 
@@ -271,7 +299,8 @@ def parse_pcap(path):
         if op in (13, 15, 16, 17, 18):
             x["aeth"] = b[h]
             h += 4
-        x["len"] = max(0, len(b) - h - ((b[1] >> 4) & 3) - 4)
+        end = max(h, len(b) - ((b[1] >> 4) & 3) - 4)
+        x["len"], x["data"] = end - h, b[h:end]
         pk.append(x)
     return pk
 
@@ -358,6 +387,91 @@ def cmd_unpack(sub, dest):
     with open(os.path.join(dest, "main.c"), "wb") as f:
         f.write(data)
     return 0
+
+
+# --- evidence: messages on the wire and the order of traced events -------
+def psn_after(a, b):
+    """PSN a comes at or after b (24-bit, wrapping)."""
+    return (a - b) % PSN_MOD < PSN_MOD // 2
+
+
+def wire_messages(packets, src, qp):
+    """The requests src sent to QP qp, joined into messages in PSN order
+    (a retransmission counts once): dicts with kind (send, send_imm,
+    write, write_imm), data, imm, reth, psn (first) and last."""
+    reqs, seen = [], set()
+    for x in packets or []:
+        if x["src"] == src and x["qp"] == qp and x["op"] <= 11 and \
+                x["psn"] not in seen:
+            seen.add(x["psn"])
+            reqs.append(x)
+    if not reqs:
+        return []
+    base = reqs[0]["psn"]
+    reqs.sort(key=lambda x: (x["psn"] - base) % PSN_MOD)
+    msgs, cur = [], None
+    for x in reqs:
+        op = x["op"]
+        if op in OP_FIRST or op in (4, 5, 10, 11) or cur is None:
+            cur = {"psn": x["psn"], "data": b"", "imm": None,
+                   "reth": x["reth"], "kind": None}
+            msgs.append(cur)
+        cur["data"] += x["data"]
+        cur["last"] = x["psn"]
+        if op in OP_END:
+            cur["imm"] = x["imm"]
+            cur["kind"] = {2: "send", 4: "send", 3: "send_imm",
+                           5: "send_imm", 8: "write", 10: "write",
+                           9: "write_imm", 11: "write_imm"}[op]
+            cur = None
+    return msgs
+
+
+def acked(packets, src, msg):
+    """An ACK from src covers the message's last packet."""
+    return any(x["src"] == src and x["aeth"] is not None and
+               x["aeth"] >> 5 == 0 and psn_after(x["psn"], msg["last"])
+               for x in packets or [])
+
+
+def rnr_naks(packets, src, msgs):
+    """The step each RNR NAK from src answered, matched by PSN to the
+    message that began there."""
+    out = []
+    for x in packets or []:
+        if x["src"] != src or x["aeth"] is None or x["aeth"] >> 5 != 1:
+            continue
+        m = [m for m in msgs if psn_after(x["psn"], m["psn"]) and
+             psn_after(m.get("last", m["psn"]), x["psn"])]
+        out.append((m[0]["kind"] if m else None, x))
+    return out
+
+
+def recvs_before(tr, note):
+    """Receive requests posted (returned 0) before the first note, and
+    whether the note came at all."""
+    n = 0
+    for e in tr:
+        if e["_fn"] == "note" and e.get("what") == note:
+            return n, True
+        if e["_fn"] == "ibv_post_recv" and e["_ret"] == "0":
+            n += num(e.get("n"), 1)
+    return n, False
+
+
+def write_done_early(tr):
+    """The write notice went out before any successful RDMA WRITE
+    completion was polled.  None when the trace cannot tell (no notice,
+    or completions read by an API the tracer does not see)."""
+    if not any(e["_fn"] == "wc" for e in tr):
+        return None
+    for e in tr:
+        if e["_fn"] == "wc" and num(e.get("opcode")) == WC_RDMA_WRITE \
+                and num(e.get("status")) == 0:
+            return False
+        if e["_fn"] == "note" and e.get("what") == "write_done":
+            return True
+    return None
 
 
 # --- judging ----------------------------------------------------------------
@@ -536,6 +650,10 @@ def judge_side(pid, pair, side, facts, packets):
 
     # open_device: port, GID and MTU against sysfs / ibv_devinfo.
     c = res["open_device"]
+    if S.ok("open_device") and not S.calls(
+            "ibv_open_device", lambda e: created(e["_ret"])):
+        c.bad("ibv_open_device() by your program", "no device opened in "
+              "the trace of your process", HINTS["traced"])
     if S.ok("open_device"):
         idx = num(S.val("open_device", "gid_idx"), -1)
         if rtr and num(rtr[-1].get("is_global")):
@@ -572,6 +690,13 @@ def judge_side(pid, pair, side, facts, packets):
         if missing:
             c.bad("PD, channel, CQ, MR, RC QP created",
                   "not created: " + ", ".join(missing), HINTS["objects"])
+        chans = {e["_ret"] for e in S.calls(
+            "ibv_create_comp_channel", lambda e: created(e["_ret"]))}
+        cqs = S.calls("ibv_create_cq", lambda e: created(e["_ret"]))
+        if chans and cqs and not any(e.get("ch") in chans for e in cqs):
+            c.bad("ibv_create_cq() on the completion channel",
+                  "ibv_create_cq(ch=%s)" % cqs[-1].get("ch"),
+                  HINTS["cq_channel"])
         if side == "server" and not any(
                 num(m.get("access"), 0) & ACCESS_REMOTE_WRITE
                 for m in mrs):
@@ -655,6 +780,16 @@ def judge_side(pid, pair, side, facts, packets):
             if ppsn is not None and num(e.get("rq_psn")) != ppsn:
                 c.bad("rq_psn=0x%06x (the peer's PSN)" % ppsn,
                       "rq_psn=%s" % e.get("rq_psn"), HINTS["psn"])
+            pgids = {g for g, t in peer["gids"].values()
+                     if t == "RoCE v2" and
+                     g.startswith("0000:0000:0000:0000:0000:ffff:")}
+            if num(e.get("is_global")) and pgids and \
+                    e.get("dgid") not in pgids:
+                c.bad("grh.dgid=%s (the peer's GID)" % sorted(pgids)[0],
+                      "grh.dgid=%s" % e.get("dgid"), HINTS["dgid"])
+            if num(e.get("is_global")) and num(e.get("hop_limit")) == 0:
+                c.bad("grh.hop_limit >= 1", "grh.hop_limit=0",
+                      HINTS["hop_limit"])
         if not r:
             c.bad("ibv_modify_qp(RTR) = 0", "RTR: " + (
                 "returned " + rtr[-1]["_ret"] if rtr else "never called"),
@@ -666,6 +801,10 @@ def judge_side(pid, pair, side, facts, packets):
         elif t and mypsn is not None and num(t[-1].get("sq_psn")) != mypsn:
             c.bad("sq_psn=0x%06x (what you advertised)" % mypsn,
                   "sq_psn=%s" % t[-1].get("sq_psn"), HINTS["psn"])
+        if t and num(t[-1].get("mask"), 0) & 0x200 and \
+                num(t[-1].get("timeout")) == 0:
+            c.bad("timeout between 1 and 31 (an ACK wait with a bound)",
+                  "timeout=0 (wait forever)", HINTS["timeout"])
         if packets and ip and qpn is not None:
             reqs = [x for x in packets if x["qp"] == qpn and
                     x["dst"] == ip and x["op"] != OP_ACK]
@@ -688,10 +827,58 @@ def judge_side(pid, pair, side, facts, packets):
 
     pl = pair["payload"]
     msg, imm, wmsg = pl[0], num(pl[1]), pl[2]
+    bmsg, bwmsg = msg.encode(), wmsg.encode()
+    srv_ip, cli_ip = facts["server"].get("ip"), facts["client"].get("ip")
 
     def wire_ops(src, kinds):
         return [x for x in (packets or []) if x["src"] == src and
                 x["op"] in kinds]
+
+    def qpn_of(X):
+        """A side's QPN: traced for a student, printed by the reference."""
+        if X.who == "ref":
+            return num(X.val("create_resources", "qpn"))
+        q = X.calls("ibv_create_qp", lambda e: created(e["_ret"]))
+        return num(q[-1].get("qpn")) if q else None
+
+    # What the client sent to the server's QP, message by message: the
+    # evidence of every data step, on both sides (a printed line alone
+    # earns nothing).
+    wire = packets is not None
+    msgs = wire_messages(packets, cli_ip, qpn_of(pair["server"]))
+
+    def delivered(kind, data, want_imm=None):
+        # A trailing NUL sent along with the string is no mistake.
+        return [m for m in msgs if m["kind"] == kind and
+                m["data"].rstrip(b"\0") == data and
+                (want_imm is None or m["imm"] == want_imm) and
+                acked(packets, srv_ip, m)]
+
+    def no_wire(c, what, kind):
+        got = [m for m in msgs if m["kind"] == kind]
+        other = got and got[0]["data"].rstrip(b"\0") not in (bmsg, bwmsg)
+        c.bad("%s to the server's QP on the wire, acknowledged" % what,
+              "none" if not got else "%s of %d bytes%s" % (
+                  kind, len(got[0]["data"]), ", other bytes" if other
+                  else ", not acknowledged"),
+              HINTS["wire"] if not other else HINTS["write_data"]
+              if kind == "write" else HINTS["send_data"])
+
+    naks = rnr_naks(packets, srv_ip, msgs) if side == "server" else []
+    posted, barrier = recvs_before(tr, "barrier")
+
+    def receive_race(c, kind, need):
+        """Server: the receive for this message existed before the
+        barrier, and no RNR NAK answered the message."""
+        if [x for k, x in naks if k == kind]:
+            c.bad("your QP accepts the %s" % kind.replace("_", " with "),
+                  "RNR NAK from your QP (receiver not ready), PSN 0x%06x" %
+                  [x for k, x in naks if k == kind][0]["psn"],
+                  HINTS["late_recv"] if barrier and posted < need
+                  else HINTS["rnr"])
+        elif barrier and posted < need:
+            c.bad("%d receives posted before lab_barrier()" % need,
+                  "%d posted before it" % posted, HINTS["late_recv"])
 
     # send
     c = res["send"]
@@ -701,12 +888,12 @@ def judge_side(pid, pair, side, facts, packets):
             c.bad("received=%d random bytes" % len(msg),
                   "received %d bytes%s" % (len(got), ", different" if
                                            got else ""), HINTS["send_data"])
-        if not S.ok("send") and "RNR" in (P.fails.get("send") or "") + \
-                (P.hints.get("send") or "") or any(
-                    x["aeth"] is not None and 0x20 <= x["aeth"] < 0x40
-                    for x in wire_ops(ip, {OP_ACK})):
-            c.bad("your QP accepts the SEND", "RNR NAK from your QP "
-                  "(receiver not ready)", HINTS["rnr"])
+        if S.ok("send") and wire and not delivered("send", bmsg):
+            no_wire(c, "a SEND of the %d-byte message" % len(msg), "send")
+        receive_race(c, "send", 1)
+        if not S.ok("send") and c.hint is None and "RNR" in (
+                P.fails.get("send") or "") + (P.hints.get("send") or ""):
+            c.hint = HINTS["rnr"]
     else:
         ops = wire_ops(ip, OP_SEND)
         if S.ok("send") and P.who == "ref" and \
@@ -716,10 +903,11 @@ def judge_side(pid, pair, side, facts, packets):
                                    "received other bytes"),
                   HINTS["opcode"] if "slot" in (P.fails.get("send") or "")
                   else HINTS["send_data"])
-        if S.ok("send") and packets is not None and ops and \
-                ops[0]["op"] not in (0, 4):
+        if S.ok("send") and wire and ops and ops[0]["op"] not in (0, 4):
             c.bad("SEND FIRST/ONLY (opcode 0/4)", "first SEND packet "
                   "opcode %d" % ops[0]["op"], HINTS["opcode"])
+        elif S.ok("send") and wire and not delivered("send", bmsg):
+            no_wire(c, "a SEND of the %d-byte message" % len(msg), "send")
 
     # send_imm
     c = res["send_imm"]
@@ -734,12 +922,16 @@ def judge_side(pid, pair, side, facts, packets):
                                                           "imm"),
                       HINTS["imm_ntohl"] if got == bswap32(imm)
                       else HINTS["imm_flag"])
+            if wire and not delivered("send_imm", bmsg, imm):
+                no_wire(c, "a SEND with immediate 0x%08x" % imm,
+                        "send_imm")
         elif "immediate" in (S.fails.get("send_imm") or ""):
             c.hint = HINTS["imm_flag"]
+        receive_race(c, "send_imm", 2)
     else:
         ops = wire_ops(ip, OP_SEND)
         imms = [x for x in ops if x["op"] in OP_SEND_IMM]
-        if packets is not None and S.ok("send") and not imms:
+        if wire and S.ok("send") and not imms:
             c.bad("SEND with immediate (opcode 3/5) on the wire",
                   "no SEND with immediate from you (opcodes: %s)" %
                   ",".join(str(x["op"]) for x in ops) if ops else
@@ -749,16 +941,21 @@ def judge_side(pid, pair, side, facts, packets):
                   "immediate 0x%08x on the wire (frame %d)" %
                   (imms[0]["imm"], imms[0]["frame"]),
                   HINTS["imm_htonl"] if imms[0]["imm"] == bswap32(imm)
-                  else HINTS["imm_htonl"])
+                  else HINTS["send_data"])
+        elif S.ok("send_imm") and wire and \
+                not delivered("send_imm", bmsg, imm):
+            no_wire(c, "a SEND with immediate of the %d-byte message" %
+                    len(msg), "send_imm")
+        pimm = num(P.val("send_imm", "imm"))
         if P.who == "ref" and S.ok("send_imm") and (
-                P.val("send_imm", "received") != msg or
-                num(P.val("send_imm", "imm")) != imm):
+                P.val("send_imm", "received") != msg or pimm != imm):
+            pf = P.fails.get("send_imm") or ""
             c.bad("the reference received the message with imm=0x%08x" %
-                  imm, "reference: " + (P.fails.get("send_imm") or
-                                        "imm=%s" % P.val("send_imm", "imm")),
-                  HINTS["opcode"] if "immediate" in (
-                      P.fails.get("send_imm") or "") else
-                  HINTS["imm_htonl"])
+                  imm, "reference: " + (pf or "imm=%s" % P.val(
+                      "send_imm", "imm")),
+                  HINTS["opcode"] if "immediate" in pf else
+                  HINTS["imm_htonl"] if pimm == bswap32(imm) else
+                  HINTS["send_data"])
         if not S.ok("send_imm") and "htonl" in (S.fails.get("send_imm")
                                                 or ""):
             c.hint = HINTS["imm_htonl"]
@@ -768,8 +965,7 @@ def judge_side(pid, pair, side, facts, packets):
 
     # write
     c = res["write"]
-    writes = wire_ops(P.side and facts[other].get("ip"), OP_WRITE) \
-        if side == "server" else wire_ops(ip, OP_WRITE)
+    writes = wire_ops(cli_ip, OP_WRITE)
     if side == "server":
         if S.ok("write") and S.val("write", "received") != wmsg:
             got = S.val("write", "received") or ""
@@ -779,11 +975,22 @@ def judge_side(pid, pair, side, facts, packets):
                                            len(wmsg) else ""),
                   HINTS["early_read"] if len(got) < len(wmsg) or
                   not P.ok("write") else HINTS["write_data"])
+        rkeys = [num(m.get("rkey")) for m in mrs]
+        if S.ok("write") and wire and not [
+                m for m in delivered("write", bwmsg)
+                if m["reth"] and m["reth"][1] in rkeys]:
+            no_wire(c, "an RDMA WRITE of the %d-byte payload to your "
+                    "MR" % len(wmsg), "write")
         if not S.ok("write") or not P.ok("write"):
             pf = P.fails.get("write") or ""
+            allowed = any(num(m.get("access"), 0) & ACCESS_REMOTE_WRITE
+                          for m in mrs) and any(
+                num(e.get("access"), 0) & ACCESS_REMOTE_WRITE
+                for e in init if e["_ret"] == "0")
             if "remote access" in pf or "(10)" in pf:
                 c.bad("the client's WRITE succeeds", "client: " + pf,
-                      HINTS["write_access"])
+                      HINTS["adv_wrong"] if allowed
+                      else HINTS["write_access"])
     else:
         if P.who == "ref" and S.ok("write") and \
                 P.val("write", "received") != wmsg:
@@ -801,10 +1008,22 @@ def judge_side(pid, pair, side, facts, packets):
             c.bad("RETH va=0x%x" % pa, "RETH va=0x%x (frame %d)" %
                   (first[0]["reth"][0], first[0]["frame"]), HINTS["rkey"])
         wf = S.fails.get("write") or ""
-        if ("remote access" in wf or "(10)" in wf) and c.hint is None:
+        adv = (num(S.val("exchange", "remote_addr")),
+               num(S.val("exchange", "remote_rkey")))
+        if ("remote access" in wf or "(10)" in wf) and first and \
+                P.who == "student" and first[0]["reth"][:2] == adv:
+            c.hint = HINTS["peer_adv"]
+        elif ("remote access" in wf or "(10)" in wf) and c.hint is None:
             c.hint = HINTS["rkey"]
-        if packets is not None and S.ok("write") and not writes:
+        if wire and S.ok("write") and not writes:
             c.bad("RDMA WRITE packets from you", "none", HINTS["opcode"])
+        elif wire and S.ok("write") and not delivered("write", bwmsg):
+            no_wire(c, "an RDMA WRITE of the %d-byte payload" % len(wmsg),
+                    "write")
+        if S.ok("write") and write_done_early(tr):
+            c.bad("the WRITE's completion before lab_send_write_done()",
+                  "the write notice went out before the WRITE completed",
+                  HINTS["early_notice"])
 
     # teardown: every object destroyed, with 0, in a valid order.
     c = res["teardown"]
@@ -824,10 +1043,18 @@ def judge_side(pid, pair, side, facts, packets):
             c.bad("no verbs object left", "never destroyed: " + ", ".join(
                 "%s %s" % (v[0], p) for p, v in live.items()),
                 HINTS["teardown_leak"])
-    # Fallbacks: the program's own hint, then a generic one.
+    # Fallbacks: the peer stopped first, the program's own hint, then a
+    # generic one.
+    ps = P.stopped_at()
     for s in STEP_NAMES:
         c = res[s]
-        if not c.ok and c.hint is None and S.fails.get(s):
+        if c.ok or c.hint is not None:
+            continue
+        if ps and (STEP_NAMES.index(ps) < STEP_NAMES.index(s) or
+                   ps == s and S.note) and \
+                (P.fails.get(ps) or P.rc not in (0, None)):
+            c.hint = HINTS["peer_quit"] % ps
+        elif S.fails.get(s):
             c.hint = S.hints.get(s) or HINTS["wc"]
     return res
 

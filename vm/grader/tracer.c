@@ -8,11 +8,15 @@
  *
  * Pointers identify objects, so the grader can match every destroy with
  * its create and check the order.  ibv_post_send, ibv_post_recv and
- * ibv_poll_cq are static inlines in verbs.h and cannot be seen here; the
- * packet capture covers them.
+ * ibv_poll_cq are static inlines in verbs.h that call through the
+ * context's ops table, so the tracer swaps its own functions into that
+ * table when a device is opened: the order of posts, completions and the
+ * scaffolding's notes (lab_trace_note: "barrier", "write_done") is what
+ * the grader judges races by, not the timing of one run.
  */
 #define _GNU_SOURCE
 #include <dlfcn.h>
+#include <endian.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdarg.h>
@@ -85,6 +89,100 @@ static void gid_str(const union ibv_gid *g, char out[40])
 			g->raw[2 * i + 1], i < 7 ? ":" : "");
 }
 
+/*
+ * The data path.  One set of real functions: every context of a process
+ * comes from the same provider.
+ */
+static struct ibv_context_ops real_ops;
+
+static int count_send(struct ibv_send_wr *wr)
+{
+	int n = 0;
+
+	for (; wr; wr = wr->next)
+		n++;
+	return n;
+}
+
+static int count_recv(struct ibv_recv_wr *wr)
+{
+	int n = 0;
+
+	for (; wr; wr = wr->next)
+		n++;
+	return n;
+}
+
+static int hook_post_send(struct ibv_qp *qp, struct ibv_send_wr *wr,
+			  struct ibv_send_wr **bad)
+{
+	int ret = real_ops.post_send(qp, wr, bad);
+
+	trace("ibv_post_send qpn=0x%06x n=%d opcode=%d flags=0x%x "
+	      "imm=0x%08x = %d",
+	      qp ? qp->qp_num : 0, count_send(wr), wr ? (int)wr->opcode : -1,
+	      wr ? wr->send_flags : 0, wr ? be32toh(wr->imm_data) : 0, ret);
+	return ret;
+}
+
+static int hook_post_recv(struct ibv_qp *qp, struct ibv_recv_wr *wr,
+			  struct ibv_recv_wr **bad)
+{
+	int ret = real_ops.post_recv(qp, wr, bad);
+
+	trace("ibv_post_recv qpn=0x%06x n=%d = %d", qp ? qp->qp_num : 0,
+	      count_recv(wr), ret);
+	return ret;
+}
+
+static int hook_post_srq_recv(struct ibv_srq *srq, struct ibv_recv_wr *wr,
+			      struct ibv_recv_wr **bad)
+{
+	int ret = real_ops.post_srq_recv(srq, wr, bad);
+
+	trace("ibv_post_recv srq=%p n=%d = %d", (void *)srq, count_recv(wr),
+	      ret);
+	return ret;
+}
+
+/* Only completions are logged: an empty poll says nothing and a busy
+ * loop would fill the trace. */
+static int hook_poll_cq(struct ibv_cq *cq, int n, struct ibv_wc *wc)
+{
+	int ret = real_ops.poll_cq(cq, n, wc), i;
+
+	if (ret < 0)
+		trace("ibv_poll_cq cq=%p = %d", (void *)cq, ret);
+	for (i = 0; i < ret; i++)
+		trace("wc cq=%p qpn=0x%06x wr_id=%llu opcode=%d status=%d "
+		      "byte_len=%u flags=0x%x = 0",
+		      (void *)cq, wc[i].qp_num, (unsigned long long)wc[i].wr_id,
+		      (int)wc[i].opcode, (int)wc[i].status, wc[i].byte_len,
+		      (unsigned int)wc[i].wc_flags);
+	return ret;
+}
+
+static void hook_ops(struct ibv_context *c)
+{
+	if (!real_ops.poll_cq)
+		real_ops = c->ops;
+	if (c->ops.post_send)
+		c->ops.post_send = hook_post_send;
+	if (c->ops.post_recv)
+		c->ops.post_recv = hook_post_recv;
+	if (c->ops.post_srq_recv)
+		c->ops.post_srq_recv = hook_post_srq_recv;
+	if (c->ops.poll_cq)
+		c->ops.poll_cq = hook_poll_cq;
+}
+
+/* Called by the lab's scaffolding (lab/support.c) at the points where it
+ * tells the peer something over TCP. */
+void lab_trace_note(const char *what)
+{
+	trace("note what=%s = 0", what ? what : "?");
+}
+
 /* verbs.h wraps this name in a macro; the exported symbol is the same. */
 #undef ibv_get_device_list
 struct ibv_device **ibv_get_device_list(int *num)
@@ -113,6 +211,8 @@ struct ibv_context *ibv_open_device(struct ibv_device *dev)
 	ret = real_ibv_open_device(dev);
 	trace("ibv_open_device name=%s = %p errno=%d", dev ? dev->name : "?",
 	      (void *)ret, ret ? 0 : errno);
+	if (ret)
+		hook_ops(ret);
 	return ret;
 }
 
@@ -279,7 +379,8 @@ int ibv_modify_qp(struct ibv_qp *qp, struct ibv_qp_attr *a, int mask)
 	trace("ibv_modify_qp qp=%p mask=0x%x state=%d access=0x%x port=%d "
 	      "path_mtu=%d dest_qpn=0x%06x rq_psn=0x%06x sq_psn=0x%06x "
 	      "is_global=%d sgid_idx=%d hop_limit=%d dgid=%s dlid=0x%04x "
-	      "timeout=%d retry_cnt=%d rnr_retry=%d = %d",
+	      "timeout=%d retry_cnt=%d rnr_retry=%d ah_port=%d "
+	      "min_rnr_timer=%d max_dest_rd_atomic=%d max_rd_atomic=%d = %d",
 	      (void *)qp, mask, a ? (int)a->qp_state : -1,
 	      a ? a->qp_access_flags : 0, a ? a->port_num : 0,
 	      a ? (int)a->path_mtu : 0, a ? a->dest_qp_num : 0,
@@ -287,7 +388,8 @@ int ibv_modify_qp(struct ibv_qp *qp, struct ibv_qp_attr *a, int mask)
 	      a ? a->ah_attr.is_global : 0, a ? a->ah_attr.grh.sgid_index : 0,
 	      a ? a->ah_attr.grh.hop_limit : 0, gid, a ? a->ah_attr.dlid : 0,
 	      a ? a->timeout : 0, a ? a->retry_cnt : 0, a ? a->rnr_retry : 0,
-	      ret);
+	      a ? a->ah_attr.port_num : 0, a ? a->min_rnr_timer : 0,
+	      a ? a->max_dest_rd_atomic : 0, a ? a->max_rd_atomic : 0, ret);
 	return ret;
 }
 
