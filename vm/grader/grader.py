@@ -474,7 +474,7 @@ def write_done_early(tr):
     return None
 
 
-# --- judging ----------------------------------------------------------------
+# --- evidence: one program's side and the verbs objects it made --------------
 class Side:
     def __init__(self, pdir, side, who):
         self.side, self.who = side, who
@@ -567,6 +567,12 @@ def cmd_leaks(path):
     return 0
 
 
+# --- judging: one judge per step ---------------------------------------------
+# Each step of lab/steps.h has its judge below, in the order of the evidence
+# table of docs/grading.md ("Scoring and evidence"), so that the table and
+# the code read side by side.  A judge gets the Evidence of one student side
+# in one pairing and the step's Check, already marked by the step's own
+# line (judge_own_lines), and adds what the evidence disagrees with.
 class Check:
     """Outcome of one step for one student side in one pairing."""
 
@@ -581,6 +587,89 @@ class Check:
             self.seen.append(seen)
         if self.hint is None and hint:
             self.hint = hint
+
+
+def qpn_of(X):
+    """A side's QPN: traced for a student, printed by the reference."""
+    if X.who == "ref":
+        return num(X.val("create_resources", "qpn"))
+    q = X.calls("ibv_create_qp", lambda e: created(e["_ret"]))
+    return num(q[-1].get("qpn")) if q else None
+
+
+class Evidence:
+    """What the judges of one student side in one pairing share: the
+    student's Side S and its peer P, the guests' facts (me, peer), the
+    packets (None: no capture), the traced calls, the payloads, and the
+    messages the client sent to the server's QP."""
+
+    def __init__(self, pair, side, facts, packets):
+        other = "client" if side == "server" else "server"
+        self.side, self.S, self.P = side, pair[side], pair[other]
+        self.facts, self.packets = facts, packets
+        self.me, self.peer = facts[side], facts[other]
+        self.ip = self.me.get("ip")
+        S = self.S
+        self.tr = S.trace
+        self.qps = S.calls("ibv_create_qp", lambda e: created(e["_ret"]))
+        self.mrs = S.calls("ibv_reg_mr", lambda e: created(e["_ret"]))
+        mods = S.calls("ibv_modify_qp")
+        self.rtr = [e for e in mods if num(e.get("state")) == QPS_RTR]
+        self.rts = [e for e in mods if num(e.get("state")) == QPS_RTS]
+        self.init = [e for e in mods if num(e.get("state")) == QPS_INIT]
+        self.qpn = num(self.qps[-1].get("qpn")) if self.qps else None
+
+        pl = pair["payload"]
+        self.msg, self.imm, self.wmsg = pl[0], num(pl[1]), pl[2]
+        self.bmsg, self.bwmsg = self.msg.encode(), self.wmsg.encode()
+        self.srv_ip = facts["server"].get("ip")
+        self.cli_ip = facts["client"].get("ip")
+
+        # What the client sent to the server's QP, message by message: the
+        # evidence of every data step, on both sides (a printed line alone
+        # earns nothing).
+        self.wire = packets is not None
+        self.msgs = wire_messages(packets, self.cli_ip,
+                                  qpn_of(pair["server"]))
+        self.naks = rnr_naks(packets, self.srv_ip, self.msgs) \
+            if side == "server" else []
+        self.posted, self.barrier = recvs_before(self.tr, "barrier")
+
+    def wire_ops(self, src, kinds):
+        return [x for x in (self.packets or []) if x["src"] == src and
+                x["op"] in kinds]
+
+    def delivered(self, kind, data, want_imm=None):
+        # A trailing NUL sent along with the string is no mistake.
+        return [m for m in self.msgs if m["kind"] == kind and
+                m["data"].rstrip(b"\0") == data and
+                (want_imm is None or m["imm"] == want_imm) and
+                acked(self.packets, self.srv_ip, m)]
+
+    def no_wire(self, c, what, kind):
+        got = [m for m in self.msgs if m["kind"] == kind]
+        other = got and got[0]["data"].rstrip(b"\0") not in (self.bmsg,
+                                                             self.bwmsg)
+        c.bad("%s to the server's QP on the wire, acknowledged" % what,
+              "none" if not got else "%s of %d bytes%s" % (
+                  kind, len(got[0]["data"]), ", other bytes" if other
+                  else ", not acknowledged"),
+              HINTS["wire"] if not other else HINTS["write_data"]
+              if kind == "write" else HINTS["send_data"])
+
+    def receive_race(self, c, kind, need):
+        """Server: the receive for this message existed before the
+        barrier, and no RNR NAK answered the message."""
+        naks, posted, barrier = self.naks, self.posted, self.barrier
+        if [x for k, x in naks if k == kind]:
+            c.bad("your QP accepts the %s" % kind.replace("_", " with "),
+                  "RNR NAK from your QP (receiver not ready), PSN 0x%06x" %
+                  [x for k, x in naks if k == kind][0]["psn"],
+                  HINTS["late_recv"] if barrier and posted < need
+                  else HINTS["rnr"])
+        elif barrier and posted < need:
+            c.bad("%d receives posted before lab_barrier()" % need,
+                  "%d posted before it" % posted, HINTS["late_recv"])
 
 
 def fail_hint(S, step, side):
@@ -605,16 +694,11 @@ def fail_hint(S, step, side):
     return None
 
 
-def judge_side(pid, pair, side, facts, packets):
-    S = pair[side]
-    other = "client" if side == "server" else "server"
-    P = pair[other]
-    me, peer = facts[side], facts[other]
-    ip = me.get("ip")
-    res = {s: Check() for s in STEP_NAMES}
+def judge_own_lines(ev, res):
+    """Common to every step: the step's own line; missing lines name where
+    it stopped."""
+    S, side = ev.S, ev.side
     stop = S.stopped_at()
-
-    # Common: the step's own line; missing lines name where it stopped.
     for s in STEP_NAMES:
         if S.ok(s):
             continue
@@ -639,17 +723,10 @@ def judge_side(pid, pair, side, facts, packets):
         else:
             c.bad("lab %s ok" % s, "no line for %s" % s, None)
 
-    tr = S.trace
-    qps = S.calls("ibv_create_qp", lambda e: created(e["_ret"]))
-    mrs = S.calls("ibv_reg_mr", lambda e: created(e["_ret"]))
-    mods = S.calls("ibv_modify_qp")
-    rtr = [e for e in mods if num(e.get("state")) == QPS_RTR]
-    rts = [e for e in mods if num(e.get("state")) == QPS_RTS]
-    init = [e for e in mods if num(e.get("state")) == QPS_INIT]
-    qpn = num(qps[-1].get("qpn")) if qps else None
 
-    # open_device: port, GID and MTU against sysfs / ibv_devinfo.
-    c = res["open_device"]
+def judge_open_device(ev, c):
+    """Port, GID and MTU against sysfs / ibv_devinfo."""
+    S, me, rtr = ev.S, ev.me, ev.rtr
     if S.ok("open_device") and not S.calls(
             "ibv_open_device", lambda e: created(e["_ret"])):
         c.bad("ibv_open_device() by your program", "no device opened in "
@@ -676,8 +753,10 @@ def judge_side(pid, pair, side, facts, packets):
             c.bad("gid=%s (sysfs gids/%d)" % (gid, idx),
                   "gid=%s" % S.val("open_device", "gid"), HINTS["gid"])
 
-    # create_resources: the objects exist, with the access later steps need.
-    c = res["create_resources"]
+
+def judge_create_resources(ev, c):
+    """The objects exist, with the access later steps need."""
+    S, side, qps, mrs = ev.S, ev.side, ev.qps, ev.mrs
     if S.ok("create_resources"):
         missing = [n for n, fn in (("PD", "ibv_alloc_pd"),
                                    ("CQ", "ibv_create_cq"),
@@ -705,8 +784,10 @@ def judge_side(pid, pair, side, facts, packets):
                       m.get("access", "?") for m in mrs),
                   HINTS["mr_remote"])
 
-    # qp_to_init
-    c = res["qp_to_init"]
+
+def judge_qp_to_init(ev, c):
+    """The traced INIT transition; REMOTE_WRITE on the server's QP."""
+    S, side, init = ev.S, ev.side, ev.init
     if S.ok("qp_to_init"):
         good = [e for e in init if e["_ret"] == "0"]
         if not good:
@@ -718,8 +799,11 @@ def judge_side(pid, pair, side, facts, packets):
                   "qp_access_flags=%s" % good[-1].get("access"),
                   HINTS["qp_remote"])
 
-    # exchange: what the peer received is this side's real QP, MR, GID.
-    c = res["exchange"]
+
+def judge_exchange(ev, c):
+    """What the peer received is this side's real QP, MR, GID."""
+    S, P, side, me, mrs, rtr = ev.S, ev.P, ev.side, ev.me, ev.mrs, ev.rtr
+    qpn = ev.qpn
     if S.ok("exchange") and P.who == "ref" and not P.ok("exchange"):
         why = P.fails.get("exchange", "no exchange line")
         hint = HINTS["exch_mtu"] if "MTU" in why else HINTS["exch_bad"]
@@ -756,8 +840,11 @@ def judge_side(pid, pair, side, facts, packets):
             c.bad("remote_mtu=%d" % me["mtu"], "reference received "
                   "remote_mtu=%s" % got.get("remote_mtu"), HINTS["exch_mtu"])
 
-    # connect: RTR/RTS towards the peer's real values; ACKs on the wire.
-    c = res["connect"]
+
+def judge_connect(ev, c):
+    """RTR/RTS towards the peer's real values; ACKs on the wire."""
+    S, P, me, peer, ip, rtr = ev.S, ev.P, ev.me, ev.peer, ev.ip, ev.rtr
+    rts, qpn, packets = ev.rts, ev.qpn, ev.packets
     if S.ok("connect") or (rtr and S.ok("exchange")):
         r = [e for e in rtr if e["_ret"] == "0"]
         t = [e for e in rts if e["_ret"] == "0"]
@@ -825,63 +912,12 @@ def judge_side(pid, pair, side, facts, packets):
                                                      big[0]["len"]),
                       HINTS["mtu"])
 
-    pl = pair["payload"]
-    msg, imm, wmsg = pl[0], num(pl[1]), pl[2]
-    bmsg, bwmsg = msg.encode(), wmsg.encode()
-    srv_ip, cli_ip = facts["server"].get("ip"), facts["client"].get("ip")
 
-    def wire_ops(src, kinds):
-        return [x for x in (packets or []) if x["src"] == src and
-                x["op"] in kinds]
-
-    def qpn_of(X):
-        """A side's QPN: traced for a student, printed by the reference."""
-        if X.who == "ref":
-            return num(X.val("create_resources", "qpn"))
-        q = X.calls("ibv_create_qp", lambda e: created(e["_ret"]))
-        return num(q[-1].get("qpn")) if q else None
-
-    # What the client sent to the server's QP, message by message: the
-    # evidence of every data step, on both sides (a printed line alone
-    # earns nothing).
-    wire = packets is not None
-    msgs = wire_messages(packets, cli_ip, qpn_of(pair["server"]))
-
-    def delivered(kind, data, want_imm=None):
-        # A trailing NUL sent along with the string is no mistake.
-        return [m for m in msgs if m["kind"] == kind and
-                m["data"].rstrip(b"\0") == data and
-                (want_imm is None or m["imm"] == want_imm) and
-                acked(packets, srv_ip, m)]
-
-    def no_wire(c, what, kind):
-        got = [m for m in msgs if m["kind"] == kind]
-        other = got and got[0]["data"].rstrip(b"\0") not in (bmsg, bwmsg)
-        c.bad("%s to the server's QP on the wire, acknowledged" % what,
-              "none" if not got else "%s of %d bytes%s" % (
-                  kind, len(got[0]["data"]), ", other bytes" if other
-                  else ", not acknowledged"),
-              HINTS["wire"] if not other else HINTS["write_data"]
-              if kind == "write" else HINTS["send_data"])
-
-    naks = rnr_naks(packets, srv_ip, msgs) if side == "server" else []
-    posted, barrier = recvs_before(tr, "barrier")
-
-    def receive_race(c, kind, need):
-        """Server: the receive for this message existed before the
-        barrier, and no RNR NAK answered the message."""
-        if [x for k, x in naks if k == kind]:
-            c.bad("your QP accepts the %s" % kind.replace("_", " with "),
-                  "RNR NAK from your QP (receiver not ready), PSN 0x%06x" %
-                  [x for k, x in naks if k == kind][0]["psn"],
-                  HINTS["late_recv"] if barrier and posted < need
-                  else HINTS["rnr"])
-        elif barrier and posted < need:
-            c.bad("%d receives posted before lab_barrier()" % need,
-                  "%d posted before it" % posted, HINTS["late_recv"])
-
-    # send
-    c = res["send"]
+def judge_send(ev, c):
+    """The message on the wire, acknowledged; received on time."""
+    S, P, side, ip, msg, bmsg = ev.S, ev.P, ev.side, ev.ip, ev.msg, ev.bmsg
+    wire, wire_ops, delivered = ev.wire, ev.wire_ops, ev.delivered
+    no_wire, receive_race = ev.no_wire, ev.receive_race
     if side == "server":
         if S.ok("send") and S.val("send", "received") != msg:
             got = S.val("send", "received") or ""
@@ -909,8 +945,13 @@ def judge_side(pid, pair, side, facts, packets):
         elif S.ok("send") and wire and not delivered("send", bmsg):
             no_wire(c, "a SEND of the %d-byte message" % len(msg), "send")
 
-    # send_imm
-    c = res["send_imm"]
+
+def judge_send_imm(ev, c):
+    """The message and its immediate, in network order."""
+    S, P, side, ip, msg, imm = ev.S, ev.P, ev.side, ev.ip, ev.msg, ev.imm
+    bmsg, wire, wire_ops = ev.bmsg, ev.wire, ev.wire_ops
+    delivered, no_wire = ev.delivered, ev.no_wire
+    receive_race = ev.receive_race
     if side == "server":
         if S.ok("send_imm"):
             got = num(S.val("send_imm", "imm"))
@@ -963,8 +1004,13 @@ def judge_side(pid, pair, side, facts, packets):
                 S.fails.get("send_imm") or ""):
             c.hint = HINTS["opcode"]
 
-    # write
-    c = res["write"]
+
+def judge_write(ev, c):
+    """The payload as an RDMA WRITE to the advertised MR."""
+    S, P, side, tr, mrs, init = ev.S, ev.P, ev.side, ev.tr, ev.mrs, ev.init
+    wmsg, bwmsg, cli_ip = ev.wmsg, ev.bwmsg, ev.cli_ip
+    wire, wire_ops, delivered = ev.wire, ev.wire_ops, ev.delivered
+    no_wire = ev.no_wire
     writes = wire_ops(cli_ip, OP_WRITE)
     if side == "server":
         if S.ok("write") and S.val("write", "received") != wmsg:
@@ -1025,8 +1071,10 @@ def judge_side(pid, pair, side, facts, packets):
                   "the write notice went out before the WRITE completed",
                   HINTS["early_notice"])
 
-    # teardown: every object destroyed, with 0, in a valid order.
-    c = res["teardown"]
+
+def judge_teardown(ev, c):
+    """Every object destroyed, with 0, in a valid order."""
+    S, tr = ev.S, ev.tr
     if S.timed_out() or S.note:
         pass  # killed: judged in the other pairings
     elif not any(e["_fn"] == "ibv_open_device" and created(e["_ret"])
@@ -1043,8 +1091,27 @@ def judge_side(pid, pair, side, facts, packets):
             c.bad("no verbs object left", "never destroyed: " + ", ".join(
                 "%s %s" % (v[0], p) for p, v in live.items()),
                 HINTS["teardown_leak"])
-    # Fallbacks: the peer stopped first, the program's own hint, then a
-    # generic one.
+
+
+# The judges by step, in the order of lab/steps.h and of the evidence table
+# of docs/grading.md; the points come from lab/steps.h (STEPS).
+JUDGES = {
+    "open_device": judge_open_device,
+    "create_resources": judge_create_resources,
+    "qp_to_init": judge_qp_to_init,
+    "exchange": judge_exchange,
+    "connect": judge_connect,
+    "send": judge_send,
+    "send_imm": judge_send_imm,
+    "write": judge_write,
+    "teardown": judge_teardown,
+}
+
+
+def fallback_hints(ev, res):
+    """Fallbacks: the peer stopped first, the program's own hint, then a
+    generic one."""
+    S, P = ev.S, ev.P
     ps = P.stopped_at()
     for s in STEP_NAMES:
         c = res[s]
@@ -1056,9 +1123,20 @@ def judge_side(pid, pair, side, facts, packets):
             c.hint = HINTS["peer_quit"] % ps
         elif S.fails.get(s):
             c.hint = S.hints.get(s) or HINTS["wc"]
+
+
+def judge_side(pid, pair, side, facts, packets):
+    """{step: Check} for the student's side of pairing pid."""
+    ev = Evidence(pair, side, facts, packets)
+    res = {s: Check() for s in STEP_NAMES}
+    judge_own_lines(ev, res)
+    for s, judge in JUDGES.items():
+        judge(ev, res[s])
+    fallback_hints(ev, res)
     return res
 
 
+# --- judging a student: every pairing, both sides ----------------------------
 def pcap_summary(path, limit=12):
     try:
         r = subprocess.run([os.path.join(HERE, "..", "wire-summary"), path],
@@ -1183,6 +1261,7 @@ def cmd_analyze(resdir, rundir, dest):
     return 0
 
 
+# --- reporting: the student's text, Gradescope, the batch --------------------
 def render(result, steps=None):
     steps = steps or STEP_NAMES
     o = []
