@@ -690,13 +690,6 @@ def judge_side(pid, pair, side, facts, packets):
         if missing:
             c.bad("PD, channel, CQ, MR, RC QP created",
                   "not created: " + ", ".join(missing), HINTS["objects"])
-        chans = {e["_ret"] for e in S.calls(
-            "ibv_create_comp_channel", lambda e: created(e["_ret"]))}
-        cqs = S.calls("ibv_create_cq", lambda e: created(e["_ret"]))
-        if chans and cqs and not any(e.get("ch") in chans for e in cqs):
-            c.bad("ibv_create_cq() on the completion channel",
-                  "ibv_create_cq(ch=%s)" % cqs[-1].get("ch"),
-                  HINTS["cq_channel"])
         if side == "server" and not any(
                 num(m.get("access"), 0) & ACCESS_REMOTE_WRITE
                 for m in mrs):
@@ -704,6 +697,15 @@ def judge_side(pid, pair, side, facts, packets):
                   "MR access: " + ", ".join(
                       m.get("access", "?") for m in mrs),
                   HINTS["mr_remote"])
+
+    # Also when the step failed: the scaffolding refuses such a CQ.
+    chans = {e["_ret"] for e in S.calls(
+        "ibv_create_comp_channel", lambda e: created(e["_ret"]))}
+    cqs = S.calls("ibv_create_cq", lambda e: created(e["_ret"]))
+    if chans and cqs and not any(e.get("ch") in chans for e in cqs):
+        c.bad("ibv_create_cq() on the completion channel",
+              "ibv_create_cq(ch=%s)" % cqs[-1].get("ch"),
+              HINTS["cq_channel"])
 
     # qp_to_init
     c = res["qp_to_init"]
