@@ -1,10 +1,10 @@
 /*
  * tracer.c: LD_PRELOAD tracer of the exported ibv_* entry points, for the
  * grader.  Each call the traced program makes is written as one line to
- * the descriptor $LAB_TRACE_FD:
+ * the descriptor $LAB_TRACE_FD, after the key read from $LAB_TRACE_KEY_FD:
  *
- *   ibv_reg_mr pd=0x.. addr=0x.. len=N access=0x.. = 0x.. lkey=.. rkey=..
- *   ibv_modify_qp qp=0x.. qpn=0x.. mask=0x.. state=2 ... = 0
+ *   key=K ibv_reg_mr pd=0x.. addr=0x.. len=N access=0x.. = 0x.. lkey=..
+ *   key=K ibv_modify_qp qp=0x.. qpn=0x.. mask=0x.. state=2 ... = 0
  *
  * Pointers identify objects, so the grader can match every destroy with
  * its create and check the order.  ibv_post_send, ibv_post_recv and
