@@ -114,6 +114,11 @@ static int report_create_resources(struct lab_ctx *ctx)
 	    (!ctx->opt.host && !ctx->recv_mr))
 		return lab_fail(ctx, "the step returned 0 but a PD, channel, "
 				     "CQ, MR or QP is missing");
+	/* Caught here, or lab_wait_wc() would wait or not depending on
+	 * whether a completion was already there when it first polled. */
+	if (ctx->cq->channel != ctx->channel)
+		return lab_fail(ctx, "ctx->cq was not created on ctx->channel: "
+				     "nothing would wake lab_wait_wc()");
 	printf("lab create_resources ok qpn=0x%06x pd=0x%x cq_depth=%d "
 	       "buf=0x%" PRIxPTR " len=%u lkey=0x%x rkey=0x%x",
 	       ctx->qp->qp_num, ctx->pd->handle, ctx->cq->cqe,

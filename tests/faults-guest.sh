@@ -143,10 +143,13 @@ for name in $cases; do
 	if declare -F "$fn" >/dev/null; then
 		start=$SECONDS
 		rc=0
-		export LAB_TRACE=/tmp/traces/$name.$role
+		# The tracer writes to the descriptor it is given.
+		trace=/tmp/traces/$name.$role
+		: >"$trace"
+		export LAB_TRACE_FD=3
 		timeout -s KILL 40 bash -c "$(declare -f); $fn" \
-			>"$out/$name.$role.out" 2>&1 || rc=$?
-		cp "$LAB_TRACE" "$out/$name.$role.trace" 2>/dev/null || true
+			3>>"$trace" >"$out/$name.$role.out" 2>&1 || rc=$?
+		cp "$trace" "$out/$name.$role.trace" 2>/dev/null || true
 		echo "$rc" >"$out/$name.$role.rc"
 		echo $((SECONDS - start)) >"$out/$name.$role.secs"
 	fi

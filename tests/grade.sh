@@ -22,7 +22,8 @@ cp lab/main.c "$subs/skeleton.c"
 python3 tests/grade/mkalt.py lab/main.c tests/grade/alt.c >"$subs/alt.c"
 for f in vm/grader/mistakes/*.sed tests/grade/hostile/*.sed; do
 	name=$(basename "$f" .sed)
-	sed -f "$f" solution/main.c >"$subs/$name.c"
+	# @ROOT@: the project's absolute path, for hostiles that look for it.
+	sed -f "$f" solution/main.c | sed "s|@ROOT@|$PWD|g" >"$subs/$name.c"
 	if cmp -s solution/main.c "$subs/$name.c"; then
 		fail "$name: the seed no longer applies to solution/main.c"
 	fi

@@ -158,6 +158,10 @@ HINTS = {
     "address you advertised is not your MR's: see the exchange step",
     "peer_quit": "the peer stopped first (step %s): this side's "
     "failure follows from it; fix that step",
+    "exec": "the program must not run other programs (exec, system, "
+    "popen): only what your own process does is graded",
+    "forged": "the program wrote into the grader's trace: only the "
+    "tracer may",
 }
 
 
@@ -205,6 +209,8 @@ def parse_output(out, err):
 def parse_trace(text):
     ev = []
     for line in (text or "").splitlines():
+        if line.startswith("key="):  # checked by trace_intruders()
+            line = line.partition(" ")[2]
         name, _, rest = line.partition(" ")
         args, _, res = rest.partition(" = ")
         e = kv(args)
@@ -769,13 +775,6 @@ def judge_create_resources(ev, c):
         if missing:
             c.bad("PD, channel, CQ, MR, RC QP created",
                   "not created: " + ", ".join(missing), HINTS["objects"])
-        chans = {e["_ret"] for e in S.calls(
-            "ibv_create_comp_channel", lambda e: created(e["_ret"]))}
-        cqs = S.calls("ibv_create_cq", lambda e: created(e["_ret"]))
-        if chans and cqs and not any(e.get("ch") in chans for e in cqs):
-            c.bad("ibv_create_cq() on the completion channel",
-                  "ibv_create_cq(ch=%s)" % cqs[-1].get("ch"),
-                  HINTS["cq_channel"])
         if side == "server" and not any(
                 num(m.get("access"), 0) & ACCESS_REMOTE_WRITE
                 for m in mrs):
@@ -783,6 +782,15 @@ def judge_create_resources(ev, c):
                   "MR access: " + ", ".join(
                       m.get("access", "?") for m in mrs),
                   HINTS["mr_remote"])
+
+    # Also when the step failed: the scaffolding refuses such a CQ.
+    chans = {e["_ret"] for e in S.calls(
+        "ibv_create_comp_channel", lambda e: created(e["_ret"]))}
+    cqs = S.calls("ibv_create_cq", lambda e: created(e["_ret"]))
+    if chans and cqs and not any(e.get("ch") in chans for e in cqs):
+        c.bad("ibv_create_cq() on the completion channel",
+              "ibv_create_cq(ch=%s)" % cqs[-1].get("ch"),
+              HINTS["cq_channel"])
 
 
 def judge_qp_to_init(ev, c):
@@ -1137,6 +1145,45 @@ def judge_side(pid, pair, side, facts, packets):
 
 
 # --- judging a student: every pairing, both sides ----------------------------
+def trace_intruders(pdir, side):
+    """What a student's side did to the trace besides its own calls: the
+    programs it ran (the tracer logs each one's executable in its start
+    line, and its descriptor stays open across exec) and the lines it
+    wrote itself (only the tracer knows the key that starts its lines).
+    The guest driver's first line holds the key and the program's path."""
+    want, key, ran, forged = None, None, [], []
+    for line in (read(os.path.join(pdir, side + ".trace")) or
+                 "").splitlines():
+        first, _, rest = line.partition(" ")
+        fn, _, args = rest.partition(" ")
+        if key is None:
+            key, want = first, kv(args).get("exe")
+        elif (first.startswith("key=") and fn == "start" and
+              kv(args).get("exe") != want):
+            ran.append(kv(args).get("exe") or "?")  # its key is unset
+        elif first != key:
+            forged.append(line[:80])
+    return ran, forged
+
+
+def fail_intruders(pdir, side, checks):
+    """A side that ran another program (the reference, say) or forged
+    trace lines earns nothing in that pairing: what it did may not be its
+    own work."""
+    ran, forged = trace_intruders(pdir, side)
+    if ran:
+        seen, hint = "ran another program: " + ", ".join(
+            sorted(set(ran))), HINTS["exec"]
+    elif forged:
+        seen, hint = "wrote into the trace: " + forged[0], HINTS["forged"]
+    else:
+        return
+    for c in checks.values():
+        c.ok = False
+        c.seen.insert(0, seen)
+        c.hint = hint
+
+
 def pcap_summary(path, limit=12):
     try:
         r = subprocess.run([os.path.join(HERE, "..", "wire-summary"), path],
@@ -1186,6 +1233,7 @@ def cmd_analyze(resdir, rundir, dest):
             if roles[side] != "student":
                 continue
             r = judge_side(p, pair, side, facts, packets)
+            fail_intruders(pdir, side, r)
             for s in STEP_NAMES:
                 checks[s].append((p, side, r[s]))
         lines_out.append((p, pair))

@@ -1,10 +1,10 @@
 /*
  * tracer.c: LD_PRELOAD tracer of the exported ibv_* entry points, for the
- * grader.  Each call the traced program makes is appended as one line to
- * the file named by $LAB_TRACE:
+ * grader.  Each call the traced program makes is written as one line to
+ * the descriptor $LAB_TRACE_FD, after the key read from $LAB_TRACE_KEY_FD:
  *
- *   ibv_reg_mr pd=0x.. addr=0x.. len=N access=0x.. = 0x.. lkey=.. rkey=..
- *   ibv_modify_qp qp=0x.. qpn=0x.. mask=0x.. state=2 ... = 0
+ *   key=K ibv_reg_mr pd=0x.. addr=0x.. len=N access=0x.. = 0x.. lkey=..
+ *   key=K ibv_modify_qp qp=0x.. qpn=0x.. mask=0x.. state=2 ... = 0
  *
  * Pointers identify objects, so the grader can match every destroy with
  * its create and check the order.  ibv_post_send, ibv_post_recv and
@@ -29,6 +29,7 @@
 #include <infiniband/verbs.h>
 
 static int trace_fd = -2;
+static char trace_key[64];
 
 static void trace(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
@@ -36,26 +37,40 @@ static void trace(const char *fmt, ...)
 {
 	char line[1024];
 	va_list ap;
-	int n, saved = errno;
+	int m, n, saved = errno;
 
 	if (trace_fd == -2) {
-		const char *path = getenv("LAB_TRACE");
+		/*
+		 * The grader opened the trace for us, as root: the program
+		 * cannot open it itself.  An exec keeps it, so a program
+		 * run by the traced one logs its own start line.
+		 */
+		const char *fd = getenv("LAB_TRACE_FD");
+		const char *kfd = getenv("LAB_TRACE_KEY_FD");
+		int k = kfd ? atoi(kfd) : -1;
+		ssize_t got =
+			k >= 0 ? read(k, trace_key, sizeof(trace_key) - 1) : -1;
 
-		trace_fd =
-			path ? open(path,
-				    O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC,
-				    0644)
-			     : -1;
+		/*
+		 * The program can write to the descriptor too, but it never
+		 * sees the key that starts each of our lines: read here,
+		 * before its own code runs, from a descriptor then closed.
+		 */
+		trace_key[got > 0 ? got : 0] = '\0';
+		trace_key[strcspn(trace_key, "\n")] = '\0';
+		if (k >= 0)
+			close(k);
+		trace_fd = fd ? atoi(fd) : -1;
 	}
 	if (trace_fd < 0) {
 		errno = saved;
 		return;
 	}
+	m = snprintf(line, sizeof(line), "key=%s ", trace_key);
 	va_start(ap, fmt);
-	n = vsnprintf(line, sizeof(line) - 1, fmt, ap);
+	n = vsnprintf(line + m, sizeof(line) - 1 - m, fmt, ap);
 	va_end(ap);
-	if (n < 0)
-		n = 0;
+	n = n < 0 ? m : n + m;
 	if (n > (int)sizeof(line) - 2)
 		n = sizeof(line) - 2;
 	line[n++] = '\n';
@@ -180,7 +195,11 @@ static void hook_ops(struct ibv_context *c)
  * tells the peer something over TCP. */
 void lab_trace_note(const char *what)
 {
-	trace("note what=%s = 0", what ? what : "?");
+	/* Only the scaffolding's words: a program calling this itself must
+	 * not get a line of its choice into the trace. */
+	if (!what || (strcmp(what, "barrier") && strcmp(what, "write_done")))
+		what = "other";
+	trace("note what=%s = 0", what);
 }
 
 /* verbs.h wraps this name in a macro; the exported symbol is the same. */
@@ -395,7 +414,11 @@ int ibv_modify_qp(struct ibv_qp *qp, struct ibv_qp_attr *a, int mask)
 
 __attribute__((constructor)) static void trace_start(void)
 {
-	trace("start pid=%d", (int)getpid());
+	char exe[512];
+	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+
+	exe[n > 0 ? n : 0] = '\0';
+	trace("start pid=%d exe=%s", (int)getpid(), n > 0 ? exe : "?");
 }
 
 __attribute__((destructor)) static void trace_end(void)
