@@ -71,12 +71,13 @@ static int lab_query_qp(struct lab_ctx *ctx, struct ibv_qp_attr *attr,
 
 	if (!ctx->qp)
 		return lab_fail(ctx, "the step returned 0 but ctx->qp is NULL");
-	ret = ibv_query_qp(
-		ctx->qp, attr,
-		IBV_QP_STATE | IBV_QP_AV | IBV_QP_PATH_MTU | IBV_QP_DEST_QPN |
-			IBV_QP_RQ_PSN | IBV_QP_SQ_PSN | IBV_QP_ACCESS_FLAGS |
-			IBV_QP_TIMEOUT | IBV_QP_RETRY_CNT | IBV_QP_RNR_RETRY,
-		&init);
+	ret = ibv_query_qp(ctx->qp, attr,
+			   IBV_QP_STATE | IBV_QP_AV | IBV_QP_PATH_MTU |
+				   IBV_QP_DEST_QPN | IBV_QP_RQ_PSN |
+				   IBV_QP_SQ_PSN | IBV_QP_ACCESS_FLAGS |
+				   IBV_QP_TIMEOUT | IBV_QP_RETRY_CNT |
+				   IBV_QP_RNR_RETRY | IBV_QP_MAX_DEST_RD_ATOMIC,
+			   &init);
 	if (ret)
 		return lab_fail_verb(ctx, "ibv_query_qp", ret);
 	if (attr->qp_state != want)
@@ -212,24 +213,25 @@ static int lab_report_sent(struct lab_ctx *ctx, const char *step,
 			   enum ibv_wr_opcode opcode)
 {
 	const struct lab_posted *p = &ctx->posted;
+	bool rdma = opcode != IBV_WR_SEND && opcode != IBV_WR_SEND_WITH_IMM;
+	bool imm = opcode == IBV_WR_SEND_WITH_IMM ||
+		   opcode == IBV_WR_RDMA_WRITE_WITH_IMM;
 
 	if (p->opcode != opcode || p->len == 0)
 		return lab_fail(ctx, "no matching work request went through "
 				     "lab_post_send()");
 	printf("lab %s ok", step);
-	if (opcode == IBV_WR_RDMA_WRITE)
+	if (rdma)
 		printf(" remote_addr=0x%" PRIx64 " rkey=0x%x", p->remote_addr,
 		       p->rkey);
-	if (opcode == IBV_WR_SEND_WITH_IMM)
+	if (imm)
 		printf(" imm=0x%08x", p->imm);
-	if (opcode != IBV_WR_RDMA_WRITE) {
-		printf(" sent=");
-		lab_print_quoted((const char *)(uintptr_t)p->local_addr,
-				 p->len);
-	}
+	/* After a READ the buffer holds what came back. */
+	printf(opcode == IBV_WR_RDMA_READ ? " read=" : " sent=");
+	lab_print_quoted((const char *)(uintptr_t)p->local_addr, p->len);
 	printf(" len=%u dest_qpn=0x%06x psn=0x%06x packets=%u\n", p->len,
 	       ctx->remote.qpn, p->psn, p->packets);
-	if (opcode == IBV_WR_SEND_WITH_IMM && p->imm != ctx->opt.imm)
+	if (imm && p->imm != ctx->opt.imm)
 		return lab_fail(ctx,
 				"imm_data on the wire is 0x%08x, --imm is "
 				"0x%08x: use htonl()",
@@ -247,7 +249,9 @@ static int lab_report_received(struct lab_ctx *ctx, const char *step,
 	printf(" len=%u", len);
 	if (!strcmp(step, "send_imm"))
 		printf(" imm=0x%08x", ctx->imm_received);
-	if (!strcmp(step, "write"))
+	if (!strcmp(step, "write_imm"))
+		printf(" imm=0x%08x", ctx->write_imm_imm);
+	if (!strcmp(step, "write") || !strcmp(step, "write_imm"))
 		printf(" addr=0x%" PRIxPTR " rkey=0x%x\n", (uintptr_t)data,
 		       ctx->buf_mr->rkey);
 	else
@@ -279,6 +283,76 @@ static int report_write(struct lab_ctx *ctx)
 	if (ctx->opt.host)
 		return lab_report_sent(ctx, "write", IBV_WR_RDMA_WRITE);
 	return lab_report_received(ctx, "write", ctx->buf, ctx->write_len);
+}
+
+static int report_read(struct lab_ctx *ctx)
+{
+	const char *want = ctx->opt.write_msg;
+	size_t len = strlen(want);
+	struct ibv_qp_attr a;
+
+	if (!ctx->opt.host) {
+		/* The device serves the READ; the server only allowed it. */
+		if (lab_query_qp(ctx, &a, IBV_QPS_RTS))
+			return -1;
+		printf("lab read ok remote_read=%d max_dest_rd_atomic=%u\n",
+		       !!(a.qp_access_flags & IBV_ACCESS_REMOTE_READ),
+		       a.max_dest_rd_atomic);
+		return 0;
+	}
+	if (lab_report_sent(ctx, "read", IBV_WR_RDMA_READ))
+		return -1;
+	if (ctx->read_len != len || memcmp(ctx->buf, want, len))
+		return lab_fail(ctx,
+				"ctx->buf does not hold the %zu bytes of -w "
+				"after the READ (ctx->read_len %u)",
+				len, ctx->read_len);
+	return 0;
+}
+
+static int report_write_imm(struct lab_ctx *ctx)
+{
+	if (ctx->opt.host)
+		return lab_report_sent(ctx, "write_imm",
+				       IBV_WR_RDMA_WRITE_WITH_IMM);
+	return lab_report_received(ctx, "write_imm", ctx->buf,
+				   ctx->write_imm_len);
+}
+
+static int report_atomic(struct lab_ctx *ctx)
+{
+	const struct lab_posted *p = &ctx->posted;
+	uint64_t start = ctx->atomic_start, added = start + LAB_ATOMIC_ADD;
+
+	if (!ctx->opt.host) {
+		printf("lab atomic ok addr=0x%" PRIx64 " start=0x%016" PRIx64
+		       " final=0x%016" PRIx64 "\n",
+		       ctx->atomic_addr, start, ctx->atomic_final);
+		if (ctx->atomic_final != LAB_ATOMIC_SWAP)
+			return lab_fail(ctx,
+					"the word holds 0x%016" PRIx64
+					", not LAB_ATOMIC_SWAP: the client's "
+					"atomics did not both land",
+					ctx->atomic_final);
+		return 0;
+	}
+	if (p->opcode != IBV_WR_ATOMIC_CMP_AND_SWP)
+		return lab_fail(ctx, "the last work request through "
+				     "lab_post_send() was not the "
+				     "compare-and-swap");
+	printf("lab atomic ok remote_addr=0x%" PRIx64 " rkey=0x%x "
+	       "start=0x%016" PRIx64 " fetch_add=0x%016" PRIx64
+	       " cmp_swap=0x%016" PRIx64 " dest_qpn=0x%06x\n",
+	       p->remote_addr, p->rkey, start, ctx->atomic_orig[0],
+	       ctx->atomic_orig[1], ctx->remote.qpn);
+	if (ctx->atomic_orig[0] != start || ctx->atomic_orig[1] != added)
+		return lab_fail(ctx,
+				"the atomics returned 0x%016" PRIx64
+				" and 0x%016" PRIx64 ", expected the start "
+				"0x%016" PRIx64 " and 0x%016" PRIx64,
+				ctx->atomic_orig[0], ctx->atomic_orig[1], start,
+				added);
+	return 0;
 }
 
 static int report_teardown(struct lab_ctx *ctx)
@@ -464,13 +538,18 @@ static int lab_parse_args(struct lab_opts *o, int argc, char **argv)
  * main: the steps in order; teardown whenever a device was opened.
  */
 
-/* The steps and their report lines, in the order of steps.h. */
+/*
+ * The steps of the parts this course does (LAB_PARTS) and their report
+ * lines, in the order of steps.h.  A later part's steps are left out at
+ * compile time, so a handout without them still links.
+ */
 static const struct {
 	const char *name;
 	int (*run)(struct lab_ctx *ctx);
 	int (*report)(struct lab_ctx *ctx);
 } lab_steps[] = {
-#define LAB_STEP(name, points) { #name, step_##name, report_##name },
+#define LAB_STEP(name, points, part)                                           \
+	{ #name, (part) <= LAB_PARTS ? step_##name : NULL, report_##name },
 #include "steps.h"
 #undef LAB_STEP
 };
@@ -505,7 +584,7 @@ int main(int argc, char **argv)
 	for (i = 0; i < sizeof(lab_steps) / sizeof(lab_steps[0]); i++) {
 		bool last = lab_steps[i].run == step_teardown;
 
-		if (last ? !ctx.verbs : !ok)
+		if (!lab_steps[i].run || (last ? !ctx.verbs : !ok))
 			continue;
 		ctx.step = lab_steps[i].name;
 		if (lab_steps[i].run(&ctx) || lab_steps[i].report(&ctx))

@@ -24,6 +24,11 @@
 
 #include <infiniband/verbs.h>
 
+/* LAB_PARTS, the parts this course does, is set in the step list. */
+#define LAB_STEP(name, points, part)
+#include "steps.h"
+#undef LAB_STEP
+
 #define LAB_PROG	    "rdma-lab"
 #define LAB_DEFAULT_PORT    18515
 #define LAB_DEFAULT_SIZE    4096
@@ -35,7 +40,15 @@
 #define LAB_MAX_TIMEOUT	    3600
 #define LAB_CQ_DEPTH	    16
 #define LAB_SEND_DEPTH	    4
-#define LAB_RECV_SLOTS	    2 /* SEND, SEND with imm */
+
+/* Receives the server posts in connect: SEND, SEND with imm (part 2: and
+ * WRITE with imm, which consumes one but puts no data in it). */
+#define LAB_RECV_SLOTS (LAB_PARTS >= 2 ? 3 : 2)
+
+/* Part two's atomic step: fetch-and-add LAB_ATOMIC_ADD, then compare the
+ * word with what it must hold now and swap in LAB_ATOMIC_SWAP. */
+#define LAB_ATOMIC_ADD	1ull
+#define LAB_ATOMIC_SWAP 0x0123456789abcdefull
 
 /*
  * Transport timers (ibv_modify_qp(3), RTR/RTS).  A lost ACK is retried
@@ -62,8 +75,10 @@
 #define LAB_PSN_SLACK 4096
 
 /* TCP bytes after the exchange message; see docs/protocol.md. */
-#define LAB_SYNC_READY 'R'
-#define LAB_SYNC_WRITE 'W'
+#define LAB_SYNC_READY	'R'
+#define LAB_SYNC_WRITE	'W'
+#define LAB_SYNC_TARGET 'T' /* part 2: the server's atomic word */
+#define LAB_SYNC_ATOMIC 'A' /* part 2: the client's atomics are done */
 
 /* What one side tells the other about itself. */
 struct lab_dest {
@@ -90,6 +105,8 @@ struct lab_posted {
 	uint32_t len;
 	uint64_t remote_addr;
 	uint32_t rkey;
+	uint64_t compare_add; /* atomics */
+	uint64_t swap;
 	uint32_t imm; /* host order */
 	uint32_t psn; /* PSN of its first packet */
 	uint32_t packets;
@@ -147,6 +164,15 @@ struct lab_ctx {
 	uint32_t imm_received;		   /* host order */
 	uint32_t write_len;		   /* lab_recv_write_done() */
 
+	/* Part two: read (client), write_imm (server), atomic (both). */
+	uint32_t read_len;	 /* bytes the READ brought back */
+	uint32_t write_imm_len;	 /* wc.byte_len of the receive it used */
+	uint32_t write_imm_imm;	 /* host order */
+	uint64_t atomic_addr;	 /* the word, as the server advertised it */
+	uint64_t atomic_start;	 /* its value before the client's atomics */
+	uint64_t atomic_orig[2]; /* client: what FETCH_ADD, CMP_SWP returned */
+	uint64_t atomic_final;	 /* server: the word after them */
+
 	/* Kept by the helpers and the driver, for the report lines. */
 	struct lab_posted posted; /* lab_post_send() */
 	uint32_t path_mtu;	  /* bytes, after connect */
@@ -157,7 +183,7 @@ struct lab_ctx {
  * The steps (lab/main.c), run by lab/driver.c in the order of steps.h.
  * Each returns 0 on success, or -1 after printing why (lab_fail*).
  */
-#define LAB_STEP(name, points) int step_##name(struct lab_ctx *ctx);
+#define LAB_STEP(name, points, part) int step_##name(struct lab_ctx *ctx);
 #include "steps.h"
 #undef LAB_STEP
 
@@ -222,6 +248,14 @@ int lab_barrier(struct lab_ctx *ctx);
 int lab_send_write_done(struct lab_ctx *ctx, uint32_t len);
 /* Server: wait for the client's notice; sets ctx->write_len. */
 int lab_recv_write_done(struct lab_ctx *ctx);
+/* Part 2, server: "the atomic word is at addr and now holds start". */
+int lab_send_atomic_target(struct lab_ctx *ctx, uint64_t addr, uint64_t start);
+/* Part 2, client: wait for it; sets ctx->atomic_addr, ctx->atomic_start. */
+int lab_recv_atomic_target(struct lab_ctx *ctx);
+/* Part 2, client: "my atomics have completed". */
+int lab_send_atomic_done(struct lab_ctx *ctx);
+/* Part 2, server: wait for that notice. */
+int lab_recv_atomic_done(struct lab_ctx *ctx);
 
 /* ---------------------------------------------------------------------
  * Work requests and completions.

@@ -44,8 +44,10 @@ int step_create_resources(struct lab_ctx *ctx)
 	 * each).  Server: ctx->buf_mr over ctx->buf is the RDMA WRITE
 	 * target, ctx->recv_mr over ctx->recv_buf (LAB_RECV_SLOTS *
 	 * opt.size bytes) takes the receives.  Client: ctx->buf_mr over
-	 * ctx->buf is only read locally.  Give each MR exactly the access
-	 * the peer needs, no more.
+	 * ctx->buf is only read locally (part two: READ responses and
+	 * atomic results land in it).  Give each MR exactly the access the
+	 * peer needs, no more (part two: the client also READs the server's
+	 * buffer and does atomics on it).
 	 * Verbs: ibv_alloc_pd(3), ibv_create_comp_channel(3),
 	 * ibv_create_cq(3), ibv_reg_mr(3), ibv_create_qp(3).
 	 * Pitfall: IBV_ACCESS_REMOTE_WRITE without IBV_ACCESS_LOCAL_WRITE
@@ -61,7 +63,8 @@ int step_qp_to_init(struct lab_ctx *ctx)
 	/*
 	 * TODO qp_to_init: move the QP from RESET to INIT on port -i, P_Key
 	 * index 0, with the remote access the peer will use (server: the
-	 * client RDMA WRITEs into it; client: nothing).
+	 * client RDMA WRITEs into it, and in part two READs and does
+	 * atomics; client: nothing).
 	 * Verbs: ibv_modify_qp(3) (report failures with lab_fail_verb(ctx,
 	 * "ibv_modify_qp(INIT)", ret) to get a hint).
 	 * Pitfall: the QP's qp_access_flags are checked too: REMOTE_WRITE
@@ -94,7 +97,8 @@ int step_connect(struct lab_ctx *ctx)
 	 * INIT -> RTR towards ctx->remote (path MTU: the smaller of the two
 	 * active MTUs; ah_attr.port_num = -i; a GRH when ctx->gid_idx >= 0,
 	 * else the LID alone), RTR -> RTS with ctx->local.psn and the
-	 * LAB_QP_* timers (max_rd_atomic and max_dest_rd_atomic: 1), then
+	 * LAB_QP_* timers (max_rd_atomic and max_dest_rd_atomic: 1, the
+	 * READs and atomics each side may have in flight), then
 	 * lab_barrier() so neither side sends before the other is ready.
 	 * Verbs: ibv_post_recv(3), ibv_modify_qp(3) (use lab_fail_verb(ctx,
 	 * "ibv_modify_qp(RTR)", ret) / "(RTS)" for hints).
@@ -146,6 +150,62 @@ int step_write(struct lab_ctx *ctx)
 	 * before the data has arrived.
 	 */
 	return lab_todo(ctx, "write");
+}
+
+int step_read(struct lab_ctx *ctx)
+{
+	/*
+	 * TODO read: (part two) client: clear the first strlen(-w) bytes of
+	 * ctx->buf, RDMA READ that many bytes of the server's buffer (where
+	 * the write step put -w) back into it, wait for the completion and
+	 * set ctx->read_len.  Server: nothing to do: its RDMA device answers
+	 * the READ without the CPU.
+	 * Verbs: ibv_post_send(3) (IBV_WR_RDMA_READ, wr.rdma).
+	 * Pitfall: the READ response is written into the client's buffer
+	 * by its own device: that MR needs IBV_ACCESS_LOCAL_WRITE, and both
+	 * QPs need read credits (max_rd_atomic, max_dest_rd_atomic >= 1).
+	 */
+	return lab_todo(ctx, "read");
+}
+
+int step_write_imm(struct lab_ctx *ctx)
+{
+	/*
+	 * TODO write_imm: (part two) client: copy -m into ctx->buf and RDMA
+	 * WRITE it, with immediate data --imm, to the server's advertised
+	 * address and rkey; wait for the completion.  No TCP notice: the
+	 * immediate is the signal.  Server: wait for the completion of the
+	 * receive it consumes (slot 2): check that it carries immediate
+	 * data, store it in host order in ctx->write_imm_imm and its
+	 * byte_len, the length written, in ctx->write_imm_len.
+	 * Verbs: ibv_post_send(3) (IBV_WR_RDMA_WRITE_WITH_IMM), ibv_poll_cq(3)
+	 * (IBV_WC_RECV_RDMA_WITH_IMM).
+	 * Pitfall: the data lands at the WRITE's address, not in the
+	 * receive's buffer, but without a posted receive the WRITE is
+	 * answered with RNR NAKs like a SEND.
+	 */
+	return lab_todo(ctx, "write_imm");
+}
+
+int step_atomic(struct lab_ctx *ctx)
+{
+	/*
+	 * TODO atomic: (part two) server: put a random 64-bit start value
+	 * into an 8-byte aligned word of ctx->buf, advertise the word with
+	 * lab_send_atomic_target(), wait for lab_recv_atomic_done(), then
+	 * store what the word holds in ctx->atomic_final.  Client:
+	 * lab_recv_atomic_target(), then FETCH_AND_ADD LAB_ATOMIC_ADD, then
+	 * COMPARE_AND_SWAP: if the word holds start + LAB_ATOMIC_ADD, swap
+	 * in LAB_ATOMIC_SWAP.  Store what each returned (the word's value
+	 * before it) in ctx->atomic_orig[0] and [1], then
+	 * lab_send_atomic_done().
+	 * Verbs: ibv_post_send(3) (IBV_WR_ATOMIC_FETCH_AND_ADD,
+	 * IBV_WR_ATOMIC_CMP_AND_SWP, wr.atomic; the original value is
+	 * written into the 8-byte SGE).
+	 * Pitfall: the remote address must be 8-byte aligned, or the
+	 * server's device refuses the request (IBV_WC_REM_INV_REQ_ERR).
+	 */
+	return lab_todo(ctx, "atomic");
 }
 
 int step_teardown(struct lab_ctx *ctx)

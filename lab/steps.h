@@ -1,16 +1,32 @@
 /*
- * The lab's steps, in the order they run, and the points each is worth
- * when graded.  The one home of this list: lab/driver.c runs the steps
- * from it, and the grader, the tests and the docs checker read it.
+ * The lab's steps, in the order they run, the points each is worth when
+ * graded, and the part of the lab it belongs to.  The one home of this
+ * list: lab/driver.c runs the steps from it, and the grader, the tests
+ * and the docs checker read it.
  *
- *	LAB_STEP(name, points)
+ *	LAB_STEP(name, points, part)
+ *
+ * Part 1 is the core (20 points); part 2 adds RDMA READ, WRITE with
+ * immediate and atomics, scored on its own line.  Teardown is core: it
+ * runs last whatever the parts.
  */
-LAB_STEP(open_device, 2)
-LAB_STEP(create_resources, 2)
-LAB_STEP(qp_to_init, 2)
-LAB_STEP(exchange, 2)
-LAB_STEP(connect, 3)
-LAB_STEP(send, 2)
-LAB_STEP(send_imm, 2)
-LAB_STEP(write, 3)
-LAB_STEP(teardown, 2)
+#ifndef LAB_PARTS
+/*
+ * The parts this course does: 1 (the core) or 2 (the core and part two).
+ * The one place an instructor chooses: the program runs, make dist hands
+ * out and the grader grades the steps of parts 1..LAB_PARTS.
+ */
+#define LAB_PARTS 2
+#endif
+LAB_STEP(open_device, 2, 1)
+LAB_STEP(create_resources, 2, 1)
+LAB_STEP(qp_to_init, 2, 1)
+LAB_STEP(exchange, 2, 1)
+LAB_STEP(connect, 3, 1)
+LAB_STEP(send, 2, 1)
+LAB_STEP(send_imm, 2, 1)
+LAB_STEP(write, 3, 1)
+LAB_STEP(read, 3, 2)
+LAB_STEP(write_imm, 3, 2)
+LAB_STEP(atomic, 4, 2)
+LAB_STEP(teardown, 2, 1)

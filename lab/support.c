@@ -648,6 +648,66 @@ int lab_recv_write_done(struct lab_ctx *ctx)
 	return 0;
 }
 
+static void lab_put64(uint8_t *p, uint64_t v)
+{
+	lab_put32(p, v >> 32);
+	lab_put32(p + 4, (uint32_t)v);
+}
+
+static uint64_t lab_get64(const uint8_t *p)
+{
+	return (uint64_t)lab_get32(p) << 32 | lab_get32(p + 4);
+}
+
+/* Server: "the atomic word is at addr and now holds start". */
+int lab_send_atomic_target(struct lab_ctx *ctx, uint64_t addr, uint64_t start)
+{
+	uint8_t msg[17] = { LAB_SYNC_TARGET };
+
+	lab_put64(msg + 1, addr);
+	lab_put64(msg + 9, start);
+	return lab_io(ctx, true, msg, sizeof(msg), "atomic target");
+}
+
+/* Client: sets ctx->atomic_addr and ctx->atomic_start. */
+int lab_recv_atomic_target(struct lab_ctx *ctx)
+{
+	uint8_t msg[17];
+
+	if (lab_io(ctx, false, msg, sizeof(msg), "atomic target"))
+		return -1;
+	if (msg[0] != LAB_SYNC_TARGET)
+		return lab_fail(ctx,
+				"expected atomic target 0x%02x, got 0x%02x",
+				LAB_SYNC_TARGET, msg[0]);
+	ctx->atomic_addr = lab_get64(msg + 1);
+	ctx->atomic_start = lab_get64(msg + 9);
+	return 0;
+}
+
+/* Client: "my atomics have completed". */
+int lab_send_atomic_done(struct lab_ctx *ctx)
+{
+	uint8_t c = LAB_SYNC_ATOMIC;
+
+	lab_note("atomic_done");
+	return lab_io(ctx, true, &c, 1, "atomic notice");
+}
+
+/* Server: wait for the client's notice. */
+int lab_recv_atomic_done(struct lab_ctx *ctx)
+{
+	uint8_t c;
+
+	if (lab_io(ctx, false, &c, 1, "atomic notice"))
+		return -1;
+	if (c != LAB_SYNC_ATOMIC)
+		return lab_fail(ctx,
+				"expected atomic notice 0x%02x, got 0x%02x",
+				LAB_SYNC_ATOMIC, c);
+	return 0;
+}
+
 /* ---------------------------------------------------------------------
  * Work requests and completions.
  */
@@ -668,17 +728,24 @@ int lab_check_fits(struct lab_ctx *ctx, const char *what, size_t len)
 	return 0;
 }
 
+static bool lab_is_atomic(enum ibv_wr_opcode op)
+{
+	return op == IBV_WR_ATOMIC_FETCH_AND_ADD ||
+	       op == IBV_WR_ATOMIC_CMP_AND_SWP;
+}
+
 /* ibv_post_send(3), remembering the request for the report and hints. */
 int lab_post_send(struct lab_ctx *ctx, struct ibv_send_wr *wr)
 {
 	struct ibv_send_wr *bad;
-	uint32_t len = 0, mtu = ctx->path_mtu ? ctx->path_mtu : 256;
+	uint32_t len = 0, mtu = ctx->path_mtu ? ctx->path_mtu : 256, span;
 	int i, ret;
 
 	if (!ctx->qp)
 		return lab_fail(ctx, "lab_post_send: ctx->qp is NULL");
 	for (i = 0; i < wr->num_sge; i++)
 		len += wr->sg_list[i].length;
+	span = len ? (len + mtu - 1) / mtu : 1;
 	ctx->posted = (struct lab_posted){
 		.opcode = wr->opcode,
 		.local_addr = wr->num_sge ? wr->sg_list[0].addr : 0,
@@ -687,12 +754,23 @@ int lab_post_send(struct lab_ctx *ctx, struct ibv_send_wr *wr)
 		.rkey = wr->wr.rdma.rkey,
 		.imm = ntohl(wr->imm_data),
 		.psn = ctx->next_psn,
-		.packets = len ? (len + mtu - 1) / mtu : 1,
+		.packets = span,
 	};
+	/* A READ request is one packet, but its responses use span PSNs. */
+	if (wr->opcode == IBV_WR_RDMA_READ)
+		ctx->posted.packets = 1;
+	/* Atomics keep their rkey elsewhere in the union. */
+	if (lab_is_atomic(wr->opcode)) {
+		ctx->posted.remote_addr = wr->wr.atomic.remote_addr;
+		ctx->posted.rkey = wr->wr.atomic.rkey;
+		ctx->posted.compare_add = wr->wr.atomic.compare_add;
+		ctx->posted.swap = wr->wr.atomic.swap;
+		ctx->posted.packets = span = 1;
+	}
 	ret = ibv_post_send(ctx->qp, wr, &bad);
 	if (ret)
 		return lab_fail_verb(ctx, "ibv_post_send", ret);
-	ctx->next_psn = (ctx->next_psn + ctx->posted.packets) & LAB_QPN_MASK;
+	ctx->next_psn = (ctx->next_psn + span) & LAB_QPN_MASK;
 	return 0;
 }
 
@@ -711,7 +789,15 @@ static void lab_wc_hint(struct lab_ctx *ctx, enum ibv_wc_status status)
 			      "receives before moving to RTR");
 		break;
 	case IBV_WC_REM_ACCESS_ERR:
-		if (p->opcode != IBV_WR_RDMA_WRITE)
+		if (p->opcode == IBV_WR_RDMA_READ)
+			lab_hint(ctx, "wrong rkey or address, or REMOTE_READ "
+				      "missing on the peer's MR or QP");
+		else if (lab_is_atomic(p->opcode))
+			lab_hint(ctx, "wrong rkey or address, or "
+				      "REMOTE_ATOMIC missing on the peer's MR "
+				      "or QP");
+		else if (p->opcode != IBV_WR_RDMA_WRITE &&
+			 p->opcode != IBV_WR_RDMA_WRITE_WITH_IMM)
 			lab_hint(ctx, "wrong rkey or address, or REMOTE_WRITE "
 				      "missing on the peer's MR or QP");
 		else if (p->remote_addr < r->addr ||
@@ -733,16 +819,33 @@ static void lab_wc_hint(struct lab_ctx *ctx, enum ibv_wc_status status)
 				 p->rkey, p->remote_addr, p->len);
 		break;
 	case IBV_WC_LOC_PROT_ERR:
-		lab_hint(ctx, "lkey wrong (rkey used?) or the SGE lies outside "
-			      "the MR");
+		if (p->opcode == IBV_WR_RDMA_READ || lab_is_atomic(p->opcode))
+			lab_hint(ctx, "the response is written into the SGE: "
+				      "its MR needs IBV_ACCESS_LOCAL_WRITE "
+				      "(and the lkey, not the rkey)");
+		else
+			lab_hint(ctx, "lkey wrong (rkey used?) or the SGE lies "
+				      "outside the MR");
 		break;
 	case IBV_WC_LOC_LEN_ERR:
 		lab_hint(ctx, "the incoming message is larger than the posted "
 			      "receive buffer");
 		break;
 	case IBV_WC_REM_INV_REQ_ERR:
-		lab_hint(ctx, "the peer rejected the request: message larger "
-			      "than its receive, or an opcode its QP forbids");
+		if (lab_is_atomic(p->opcode) && p->remote_addr % 8)
+			lab_hint(ctx,
+				 "the atomic's remote address 0x%" PRIx64
+				 " is not 8-byte aligned",
+				 p->remote_addr);
+		else if (p->opcode == IBV_WR_RDMA_READ ||
+			 lab_is_atomic(p->opcode))
+			lab_hint(ctx, "the peer has no responder resources "
+				      "for READs and atomics: its RTR "
+				      "max_dest_rd_atomic is 0");
+		else
+			lab_hint(ctx, "the peer rejected the request: message "
+				      "larger than its receive, or an opcode "
+				      "its QP forbids");
 		break;
 	case IBV_WC_WR_FLUSH_ERR:
 		lab_hint(ctx,

@@ -121,8 +121,10 @@ int step_create_resources(struct lab_ctx *ctx)
 	 * each).  Server: ctx->buf_mr over ctx->buf is the RDMA WRITE
 	 * target, ctx->recv_mr over ctx->recv_buf (LAB_RECV_SLOTS *
 	 * opt.size bytes) takes the receives.  Client: ctx->buf_mr over
-	 * ctx->buf is only read locally.  Give each MR exactly the access
-	 * the peer needs, no more.
+	 * ctx->buf is only read locally (part two: READ responses and
+	 * atomic results land in it).  Give each MR exactly the access the
+	 * peer needs, no more (part two: the client also READs the server's
+	 * buffer and does atomics on it).
 	 * Verbs: ibv_alloc_pd(3), ibv_create_comp_channel(3),
 	 * ibv_create_cq(3), ibv_reg_mr(3), ibv_create_qp(3).
 	 * Pitfall: IBV_ACCESS_REMOTE_WRITE without IBV_ACCESS_LOCAL_WRITE
@@ -141,8 +143,15 @@ int step_create_resources(struct lab_ctx *ctx)
 		/* Only signaled sends complete: we ask for each one. */
 		.sq_sig_all = 0,
 	};
-	int buf_access =
-		server ? IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE : 0;
+	int buf_access = 0;
+
+	if (server)
+		buf_access = IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE;
+	if (server && LAB_PARTS >= 2)
+		buf_access |= IBV_ACCESS_REMOTE_READ | IBV_ACCESS_REMOTE_ATOMIC;
+	/* The client's own device writes READ data and atomic results. */
+	if (!server && LAB_PARTS >= 2)
+		buf_access = IBV_ACCESS_LOCAL_WRITE;
 
 	ctx->pd = ibv_alloc_pd(ctx->verbs);
 	if (!ctx->pd)
@@ -178,7 +187,8 @@ int step_qp_to_init(struct lab_ctx *ctx)
 	/*
 	 * TODO qp_to_init: move the QP from RESET to INIT on port -i, P_Key
 	 * index 0, with the remote access the peer will use (server: the
-	 * client RDMA WRITEs into it; client: nothing).
+	 * client RDMA WRITEs into it, and in part two READs and does
+	 * atomics; client: nothing).
 	 * Verbs: ibv_modify_qp(3) (report failures with lab_fail_verb(ctx,
 	 * "ibv_modify_qp(INIT)", ret) to get a hint).
 	 * Pitfall: the QP's qp_access_flags are checked too: REMOTE_WRITE
@@ -189,9 +199,14 @@ int step_qp_to_init(struct lab_ctx *ctx)
 		.qp_state = IBV_QPS_INIT,
 		.pkey_index = 0,
 		.port_num = ctx->opt.ib_port,
-		.qp_access_flags = ctx->opt.host ? 0 : IBV_ACCESS_REMOTE_WRITE,
 	};
 	int ret;
+
+	if (!ctx->opt.host)
+		attr.qp_access_flags = IBV_ACCESS_REMOTE_WRITE;
+	if (!ctx->opt.host && LAB_PARTS >= 2)
+		attr.qp_access_flags |=
+			IBV_ACCESS_REMOTE_READ | IBV_ACCESS_REMOTE_ATOMIC;
 
 	ret = ibv_modify_qp(ctx->qp, &attr,
 			    IBV_QP_STATE |		  // always
@@ -248,7 +263,8 @@ int step_connect(struct lab_ctx *ctx)
 	 * INIT -> RTR towards ctx->remote (path MTU: the smaller of the two
 	 * active MTUs; ah_attr.port_num = -i; a GRH when ctx->gid_idx >= 0,
 	 * else the LID alone), RTR -> RTS with ctx->local.psn and the
-	 * LAB_QP_* timers (max_rd_atomic and max_dest_rd_atomic: 1), then
+	 * LAB_QP_* timers (max_rd_atomic and max_dest_rd_atomic: 1, the
+	 * READs and atomics each side may have in flight), then
 	 * lab_barrier() so neither side sends before the other is ready.
 	 * Verbs: ibv_post_recv(3), ibv_modify_qp(3) (use lab_fail_verb(ctx,
 	 * "ibv_modify_qp(RTR)", ret) / "(RTS)" for hints).
@@ -504,6 +520,212 @@ int step_write(struct lab_ctx *ctx)
 				"opcode %d",
 				wc.opcode);
 	return lab_send_write_done(ctx, len);
+	/* END SOLUTION */
+}
+
+int step_read(struct lab_ctx *ctx)
+{
+	/*
+	 * TODO read: (part two) client: clear the first strlen(-w) bytes of
+	 * ctx->buf, RDMA READ that many bytes of the server's buffer (where
+	 * the write step put -w) back into it, wait for the completion and
+	 * set ctx->read_len.  Server: nothing to do: its RDMA device answers
+	 * the READ without the CPU.
+	 * Verbs: ibv_post_send(3) (IBV_WR_RDMA_READ, wr.rdma).
+	 * Pitfall: the READ response is written into the client's buffer
+	 * by its own device: that MR needs IBV_ACCESS_LOCAL_WRITE, and both
+	 * QPs need read credits (max_rd_atomic, max_dest_rd_atomic >= 1).
+	 */
+	/* BEGIN SOLUTION read */
+	if (!ctx->opt.host)
+		return 0;
+
+	size_t len = strlen(ctx->opt.write_msg);
+	struct ibv_sge sge = {
+		.addr = (uintptr_t)ctx->buf,
+		.length = len,
+		.lkey = ctx->buf_mr->lkey,
+	};
+	struct ibv_send_wr wr = {
+		.wr_id = 4,
+		.sg_list = &sge,
+		.num_sge = 1,
+		.opcode = IBV_WR_RDMA_READ,
+		.send_flags = IBV_SEND_SIGNALED,
+		.wr.rdma.remote_addr = ctx->remote.addr,
+		.wr.rdma.rkey = ctx->remote.rkey,
+	};
+	struct ibv_wc wc;
+
+	if (lab_check_fits(ctx, "the read", len))
+		return -1;
+	/* Whatever the buffer holds afterwards came back from the server. */
+	memset(ctx->buf, 0, len);
+	if (lab_post_send(ctx, &wr) || lab_wait_wc(ctx, &wc))
+		return -1;
+	if (wc.opcode != IBV_WC_RDMA_READ)
+		return lab_fail(ctx,
+				"expected an RDMA READ completion, got "
+				"opcode %d",
+				wc.opcode);
+	ctx->read_len = len;
+	return 0;
+	/* END SOLUTION */
+}
+
+int step_write_imm(struct lab_ctx *ctx)
+{
+	/*
+	 * TODO write_imm: (part two) client: copy -m into ctx->buf and RDMA
+	 * WRITE it, with immediate data --imm, to the server's advertised
+	 * address and rkey; wait for the completion.  No TCP notice: the
+	 * immediate is the signal.  Server: wait for the completion of the
+	 * receive it consumes (slot 2): check that it carries immediate
+	 * data, store it in host order in ctx->write_imm_imm and its
+	 * byte_len, the length written, in ctx->write_imm_len.
+	 * Verbs: ibv_post_send(3) (IBV_WR_RDMA_WRITE_WITH_IMM), ibv_poll_cq(3)
+	 * (IBV_WC_RECV_RDMA_WITH_IMM).
+	 * Pitfall: the data lands at the WRITE's address, not in the
+	 * receive's buffer, but without a posted receive the WRITE is
+	 * answered with RNR NAKs like a SEND.
+	 */
+	/* BEGIN SOLUTION write_imm */
+	struct ibv_wc wc;
+
+	if (!ctx->opt.host) {
+		if (lab_wait_wc(ctx, &wc))
+			return -1;
+		if (wc.opcode != IBV_WC_RECV_RDMA_WITH_IMM || wc.wr_id != 2)
+			return lab_fail(ctx,
+					"expected a WRITE with immediate "
+					"in slot 2, got opcode %d slot "
+					"%" PRIu64,
+					wc.opcode, wc.wr_id);
+		if (!(wc.wc_flags & IBV_WC_WITH_IMM))
+			return lab_fail(ctx, "the completion carries no "
+					     "immediate data");
+		ctx->write_imm_imm = ntohl(wc.imm_data);
+		ctx->write_imm_len = wc.byte_len;
+		return 0;
+	}
+
+	/* As in step_write: the grader's reference client waits, so that
+	 * a server which does not wait for the completion reads too early
+	 * every time. */
+	const char *delay = getenv("LAB_WRITE_DELAY_MS");
+	if (delay)
+		usleep(1000 * (strtoul(delay, NULL, 10) % 10000));
+
+	size_t len = strlen(ctx->opt.message);
+	struct ibv_sge sge = {
+		.addr = (uintptr_t)ctx->buf,
+		.length = len,
+		.lkey = ctx->buf_mr->lkey,
+	};
+	struct ibv_send_wr wr = {
+		.wr_id = 5,
+		.sg_list = &sge,
+		.num_sge = 1,
+		.opcode = IBV_WR_RDMA_WRITE_WITH_IMM,
+		.send_flags = IBV_SEND_SIGNALED,
+		.imm_data = htonl(ctx->opt.imm),
+		.wr.rdma.remote_addr = ctx->remote.addr,
+		.wr.rdma.rkey = ctx->remote.rkey,
+	};
+
+	if (lab_check_fits(ctx, "the message", len))
+		return -1;
+	memcpy(ctx->buf, ctx->opt.message, len);
+	if (lab_post_send(ctx, &wr) || lab_wait_wc(ctx, &wc))
+		return -1;
+	if (wc.opcode != IBV_WC_RDMA_WRITE)
+		return lab_fail(ctx,
+				"expected an RDMA WRITE completion, got "
+				"opcode %d",
+				wc.opcode);
+	return 0;
+	/* END SOLUTION */
+}
+
+int step_atomic(struct lab_ctx *ctx)
+{
+	/*
+	 * TODO atomic: (part two) server: put a random 64-bit start value
+	 * into an 8-byte aligned word of ctx->buf, advertise the word with
+	 * lab_send_atomic_target(), wait for lab_recv_atomic_done(), then
+	 * store what the word holds in ctx->atomic_final.  Client:
+	 * lab_recv_atomic_target(), then FETCH_AND_ADD LAB_ATOMIC_ADD, then
+	 * COMPARE_AND_SWAP: if the word holds start + LAB_ATOMIC_ADD, swap
+	 * in LAB_ATOMIC_SWAP.  Store what each returned (the word's value
+	 * before it) in ctx->atomic_orig[0] and [1], then
+	 * lab_send_atomic_done().
+	 * Verbs: ibv_post_send(3) (IBV_WR_ATOMIC_FETCH_AND_ADD,
+	 * IBV_WR_ATOMIC_CMP_AND_SWP, wr.atomic; the original value is
+	 * written into the 8-byte SGE).
+	 * Pitfall: the remote address must be 8-byte aligned, or the
+	 * server's device refuses the request (IBV_WC_REM_INV_REQ_ERR).
+	 */
+	/* BEGIN SOLUTION atomic */
+	if (!ctx->opt.host) {
+		volatile uint64_t *word = (uint64_t *)ctx->buf;
+		uint64_t start;
+
+		if (ctx->buf_len < sizeof(*word))
+			return lab_fail(ctx, "-s is below the 8 bytes of the "
+					     "atomic word");
+		if (getrandom(&start, sizeof(start), 0) != sizeof(start))
+			return lab_fail_verb(ctx, "getrandom", errno);
+		*word = start;
+		ctx->atomic_addr = (uintptr_t)word;
+		ctx->atomic_start = start;
+		if (lab_send_atomic_target(ctx, ctx->atomic_addr, start) ||
+		    lab_recv_atomic_done(ctx))
+			return -1;
+		ctx->atomic_final = *word;
+		return 0;
+	}
+
+	/* The original value is written here, as the SGE says. */
+	volatile uint64_t *res = (uint64_t *)ctx->buf;
+	struct ibv_sge sge = {
+		.addr = (uintptr_t)ctx->buf,
+		.length = sizeof(uint64_t),
+		.lkey = ctx->buf_mr->lkey,
+	};
+	int i;
+
+	if (lab_check_fits(ctx, "the atomic result", sizeof(uint64_t)) ||
+	    lab_recv_atomic_target(ctx))
+		return -1;
+	for (i = 0; i < 2; i++) {
+		/* 0: add; 1: swap if the add is the last thing that
+		 * happened to the word. */
+		struct ibv_send_wr wr = {
+			.wr_id = 6 + i,
+			.sg_list = &sge,
+			.num_sge = 1,
+			.opcode = i ? IBV_WR_ATOMIC_CMP_AND_SWP
+				    : IBV_WR_ATOMIC_FETCH_AND_ADD,
+			.send_flags = IBV_SEND_SIGNALED,
+			.wr.atomic.remote_addr = ctx->atomic_addr,
+			.wr.atomic.compare_add =
+				i ? ctx->atomic_orig[0] + LAB_ATOMIC_ADD
+				  : LAB_ATOMIC_ADD,
+			.wr.atomic.swap = LAB_ATOMIC_SWAP,
+			.wr.atomic.rkey = ctx->remote.rkey,
+		};
+		struct ibv_wc wc;
+
+		if (lab_post_send(ctx, &wr) || lab_wait_wc(ctx, &wc))
+			return -1;
+		if (wc.opcode != (i ? IBV_WC_COMP_SWAP : IBV_WC_FETCH_ADD))
+			return lab_fail(ctx,
+					"expected an atomic completion, got "
+					"opcode %d",
+					wc.opcode);
+		ctx->atomic_orig[i] = *res;
+	}
+	return lab_send_atomic_done(ctx);
 	/* END SOLUTION */
 }
 

@@ -9,6 +9,10 @@
 # Names are [a-z_][a-z0-9_]*.  Nested, unclosed, unnamed, duplicated or
 # otherwise malformed markers are errors: message with the line number on
 # stderr, exit status 1.  Plain POSIX awk: no gawk extensions.
+#
+#   awk -v parts=1 -v steps=lab/steps.h -f solution/mkskeleton.awk ...
+# also leaves out the step functions of the parts above 1 (make dist for a
+# course that does only the core).
 
 function fail(msg) {
 	printf "%s:%d: %s\n", FILENAME, FNR, msg > "/dev/stderr"
@@ -18,6 +22,35 @@ function fail(msg) {
 
 BEGIN {
 	print "/* Generated from solution/main.c by solution/mkskeleton.awk. */"
+	if (parts != "") {
+		while ((getline line < steps) > 0)
+			if (line ~ /^LAB_STEP\(/) {
+				split(line, f, /[(), ]+/)
+				part[f[2]] = f[4]
+			}
+		if (!("open_device" in part)) {
+			printf "mkskeleton: no LAB_STEP lines in %s\n", \
+			    steps > "/dev/stderr"
+			failed = 1
+			exit 1
+		}
+	}
+}
+
+# A step function of a part the course leaves out, with the blank line
+# after it.
+dropping && /^}$/ { dropping = 0; dropped = 1; next }
+dropping { next }
+dropped && /^$/ { dropped = 0; next }
+{ dropped = 0 }
+parts != "" && /^int step_[a-z_]+\(/ {
+	name = $0
+	sub(/^int step_/, "", name)
+	sub(/\(.*/, "", name)
+	if ((name in part) && part[name] + 0 > parts + 0) {
+		dropping = 1
+		next
+	}
 }
 
 /BEGIN SOLUTION|END SOLUTION/ {

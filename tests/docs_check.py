@@ -20,7 +20,7 @@ import sys
 
 with open(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lab",
                        "steps.h"), encoding="utf-8") as _f:
-    STEPS = re.findall(r"^LAB_STEP\((\w+), \d+\)$", _f.read(), re.M)
+    STEPS = re.findall(r"^LAB_STEP\((\w+), \d+, \d+\)$", _f.read(), re.M)
 LINK = re.compile(r"!?\[[^\]]*\]\(([^)\s]+)(?:\s+\"[^\"]*\")?\)")
 LAB = re.compile(r"lab (\w+) (ok|FAIL:|hint:)(.*)$")
 

@@ -33,7 +33,7 @@ t_missing() {
 
 # lab_steps: the step names of lab/steps.h, in order, one per line.
 lab_steps() {
-	sed -n 's/^LAB_STEP(\([a-z_]*\), [0-9]*)$/\1/p' lab/steps.h
+	sed -n 's/^LAB_STEP(\([a-z_]*\), [0-9]*, [0-9]*)$/\1/p' lab/steps.h
 }
 
 # ok TEXT...: a passed check, unless a command it ran was missing.
