@@ -79,6 +79,7 @@ test:
 # ---------------------------------------------------------------------------
 IMAGES_OUT ?= images
 IMAGES_SVG := rocev2-headers ib-headers rocev2-packets ib-roce-mapping \
+	atomic-headers part2-packets \
 	ibv-devinfo ladder-demo
 PCAP ?= $(firstword $(wildcard out/run/wire.pcap) out/demo/wire.pcap)
 .PHONY: images ladder

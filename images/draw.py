@@ -179,6 +179,10 @@ def strips(headers, rows, maps, path):
             svg.text(left, y - 8, title, 13, "start", "bold")
         info = [part_info(headers, p) for p in parts]
         widths = [max(size * scale, 62) for _, _, size in info]
+        # A box too narrow for the name and for its short form grows.
+        widths = [w if fits(name, w, 12) or fits(p.upper(), w, 12)
+                  else len(name) * CHAR * 12 + 8
+                  for p, (name, _, _), w in zip(parts, info, widths)]
         x = left
         if mapping:
             pre = parts.index("bth")

@@ -226,9 +226,12 @@ static int lab_report_sent(struct lab_ctx *ctx, const char *step,
 		       p->rkey);
 	if (imm)
 		printf(" imm=0x%08x", p->imm);
-	/* After a READ the buffer holds what came back. */
-	printf(opcode == IBV_WR_RDMA_READ ? " read=" : " sent=");
-	lab_print_quoted((const char *)(uintptr_t)p->local_addr, p->len);
+	/* A WRITE's bytes are on the server's line; a READ's come back. */
+	if (!rdma || opcode == IBV_WR_RDMA_READ) {
+		printf(opcode == IBV_WR_RDMA_READ ? " read=" : " sent=");
+		lab_print_quoted((const char *)(uintptr_t)p->local_addr,
+				 p->len);
+	}
 	printf(" len=%u dest_qpn=0x%06x psn=0x%06x packets=%u\n", p->len,
 	       ctx->remote.qpn, p->psn, p->packets);
 	if (imm && p->imm != ctx->opt.imm)

@@ -73,13 +73,29 @@ check "the server received the random immediate, in host order" \
 	same_number "$(value "$srv" send_imm imm)" "$imm"
 check "the server's buffer holds the random WRITE payload" \
 	test "$(value "$srv" write received)" = "$wmsg"
+# Part two.
+check "the client READ the random WRITE payload back" \
+	test "$(value "$cli" read read)" = "$wmsg"
+check "the WRITE with immediate put the random SEND payload in the server's buffer" \
+	test "$(value "$srv" write_imm received)" = "$msg"
+check "the WRITE with immediate's completion carries the random immediate" \
+	same_number "$(value "$srv" write_imm imm)" "$imm"
+start=$(value "$srv" atomic start)
+check "FETCH_ADD returned the server's random start value ($start)" \
+	same_number "$(value "$cli" atomic fetch_add)" "$start"
+check "CMP_SWAP returned the start value plus one" \
+	same_number "$(value "$cli" atomic cmp_swap)" "$((start + 1))"
+check "the server's word ends as LAB_ATOMIC_SWAP" \
+	same_number "$(value "$srv" atomic final)" 0x0123456789abcdef
 
 # --- what crossed the wire ------------------------------------------------------
 pcap=$run.pcap
 ops=$(tshark -r "$pcap" -Y infiniband -T fields -e infiniband.bth.opcode \
 	2>/dev/null | sort -un | tr '\n' ' ')
 for op in 4:"SEND ONLY" 5:"SEND ONLY with immediate" 10:"RDMA WRITE ONLY" \
-	17:"ACKNOWLEDGE"; do
+	17:"ACKNOWLEDGE" 12:"RDMA READ REQUEST" 16:"RDMA READ RESPONSE ONLY" \
+	11:"RDMA WRITE ONLY with immediate" 20:"FETCH ADD" 19:"COMPARE SWAP" \
+	18:"ATOMIC ACKNOWLEDGE"; do
 	if [[ " $ops" == *" ${op%%:*} "* ]]; then
 		ok "wire: ${op#*:} ($(printf '0x%02x' "${op%%:*}"))"
 	else
@@ -116,22 +132,52 @@ check "wire: RETH rkey is what the client printed" \
 	"$(value "$cli" write rkey)"
 check "wire: RETH length is the WRITE payload's" \
 	same_number "$(wire "$pcap" 10 infiniband.reth.dmalen)" "${#wmsg}"
+hex=$(printf '%s' "$wmsg" | od -An -tx1 | tr -d ' \n')
+check "wire: the READ RESPONSE carries the WRITE payload" \
+	test "$(wire "$pcap" 16 data | cut -c1-${#hex})" = "$hex"
+check "wire: the READ REQUEST asks for the server's buffer" \
+	same_number "$(wire "$pcap" 12 infiniband.reth.va)" \
+	"$(value "$srv" create_resources buf)"
+check "wire: the WRITE with immediate carries the random immediate" \
+	same_number "0x$(wire "$pcap" 11 infiniband.immdt)" "$imm"
+# aligned8 NUMBER: a multiple of 8.
+aligned8() { [ -n "$1" ] && [ $(($1 % 8)) = 0 ]; }
+addr=$(wire "$pcap" 20 infiniband.reth.va)
+check "wire: FETCH_ADD targets the word the server advertised" \
+	same_number "$addr" "$(value "$srv" atomic addr)"
+check "wire: FETCH_ADD's address is 8-byte aligned" aligned8 "$addr"
+# The ATOMIC ACKNOWLEDGEs, in order: the start value, then start + 1.
+origs=$(tshark -r "$pcap" -Y 'infiniband.bth.opcode == 18' -T fields \
+	-e infiniband.atomicacketh 2>/dev/null | tr '\n' ' ')
+check "wire: the ATOMIC ACKNOWLEDGEs return the start value, then start + 1" \
+	test "$origs" = "$(printf '%016x %016x ' "$start" "$((start + 1))")"
 
 # --- a message larger than the path MTU -----------------------------------------
 big=b$(rand_hex 1500)
+bigw=r$(rand_hex 1500)
 run=$t_tmp/big
 vm_run "$t_tmp/big.log" --out "$run" --pcap "$run.pcap" \
 	--server 'solution/rdma-lab -s 8192' \
-	--client "solution/rdma-lab -s 8192 -m $big \$LAB_SERVER_IP"
+	--client "solution/rdma-lab -s 8192 -m $big -w $bigw \$LAB_SERVER_IP"
 rc=$?
 ops=$(tshark -r "$run.pcap" -Y infiniband -T fields \
 	-e infiniband.bth.opcode 2>/dev/null | sort -un | tr '\n' ' ')
+echo "opcodes seen: $ops" >>"$t_tmp/big.log"
 if [ "$rc" = 0 ] && [[ " $ops" == *" 0 1 2 "* ]] &&
 	[ "$(value "$run/server.log" send received)" = "$big" ]; then
 	ok "a ${#big}-byte SEND goes as FIRST/MIDDLE/LAST and arrives whole"
 else
-	echo "opcodes seen: $ops" >>"$t_tmp/big.log"
 	fail "a ${#big}-byte SEND as FIRST/MIDDLE/LAST (status $rc)" \
+		"$t_tmp/big.log"
+fi
+# READ RESPONSE FIRST/MIDDLE/LAST; WRITE FIRST/MIDDLE, LAST with imm.
+if [ "$rc" = 0 ] && [[ " $ops" == *" 6 7 8 9 "* ]] &&
+	[[ " $ops" == *" 13 14 15 "* ]] &&
+	[ "$(value "$run/client.log" read read)" = "$bigw" ] &&
+	[ "$(value "$run/server.log" write_imm received)" = "$big" ]; then
+	ok "a ${#bigw}-byte READ comes back as RESPONSE FIRST/MIDDLE/LAST, whole"
+else
+	fail "a ${#bigw}-byte READ as RESPONSE FIRST/MIDDLE/LAST (status $rc)" \
 		"$t_tmp/big.log"
 fi
 
