@@ -111,6 +111,21 @@ case_wrong_rkey_server() { "$variants/wrong-rkey" -p 19025 -t 8; }
 case_wrong_rkey_client() { $lab -p 19025 -t 8 "$server"; }
 case_addr_outside_server() { "$variants/addr-outside" -p 19026 -t 8; }
 case_addr_outside_client() { $lab -p 19026 -t 8 "$server"; }
+# Part two: the variant on one side, the reference on the other.
+case_no_remote_read_server() { "$variants/no-remote-read" -p 19027 -t 8; }
+case_no_remote_read_client() { $lab -p 19027 -t 8 "$server"; }
+case_no_rd_atomic_server() { $lab -p 19028 -t 8; }
+case_no_rd_atomic_client() { "$variants/no-rd-atomic" -p 19028 -t 4 "$server"; }
+case_no_dest_rd_atomic_server() { "$variants/no-dest-rd-atomic" -p 19029 -t 8; }
+case_no_dest_rd_atomic_client() { $lab -p 19029 -t 8 "$server"; }
+case_mr_no_local_write_server() { $lab -p 19030 -t 8; }
+case_mr_no_local_write_client() {
+	"$variants/mr-no-local-write" -p 19030 -t 8 "$server"
+}
+case_misaligned_server() { "$variants/misaligned" -p 19031 -t 8; }
+case_misaligned_client() { $lab -p 19031 -t 8 "$server"; }
+case_no_third_recv_server() { "$variants/no-third-recv" -p 19032 -t 8; }
+case_no_third_recv_client() { $lab -p 19032 -t 8 "$server"; }
 case_port_down_client() {
 	ip link set eth0 down
 	for _ in $(seq 100); do
@@ -127,7 +142,8 @@ cases="bad_device gid_range gid_link_local gid_empty memlock no_server
 oversize malformed_magic malformed_version malformed_short malformed_len
 malformed_mtu client_dies_in_exchange server_dies_in_exchange
 server_killed_after_rts client_killed_mid_ops client_killed_after_rts
-wrong_rkey addr_outside port_down"
+wrong_rkey addr_outside no_remote_read no_rd_atomic no_dest_rd_atomic
+mr_no_local_write misaligned no_third_recv port_down"
 
 for name in $cases; do
 	# Halves of one case start together: the client waits for the server

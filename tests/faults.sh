@@ -23,6 +23,13 @@ variant wrong-rkey 's/\.rkey = ctx->buf_mr->rkey,/.rkey = ctx->buf_mr->rkey + 1,
 variant addr-outside 's/\.addr = (uintptr_t)ctx->buf,/.addr = (uintptr_t)ctx->buf + (1u << 20),/'
 variant die-after-rts 's/^\treturn lab_barrier(ctx);$/\tif (lab_barrier(ctx) == 0)\n\t\traise(SIGKILL);\n\treturn -1;/'
 variant die-after-send 's/^\t\/\* BEGIN SOLUTION send_imm \*\/$/\traise(SIGKILL);\n&/'
+# Part two's mistakes, one side each (the other runs the reference).
+variant no-remote-read 's/^\t\t\tIBV_ACCESS_REMOTE_READ | IBV_ACCESS_REMOTE_ATOMIC;$/\t\t\tIBV_ACCESS_REMOTE_ATOMIC;/'
+variant no-rd-atomic 's/\.max_rd_atomic = 1,/.max_rd_atomic = 0,/'
+variant no-dest-rd-atomic 's/\.max_dest_rd_atomic = 1,/.max_dest_rd_atomic = 0,/'
+variant mr-no-local-write 's/^\t\tbuf_access = IBV_ACCESS_LOCAL_WRITE;$/\t\tbuf_access = 0;/'
+variant misaligned 's/ctx->atomic_addr = (uintptr_t)word;/ctx->atomic_addr = (uintptr_t)word + 4;/'
+variant no-third-recv 's/i < LAB_RECV_SLOTS; i++/i < LAB_RECV_SLOTS - 1; i++/'
 # Every case runs under the grader's tracer, to prove that each verbs
 # object the program created was released on the way out.
 cc -std=gnu11 -O2 -shared -fPIC -o "$t_tmp/variants/libtrace.so" \
@@ -97,5 +104,15 @@ expect wrong_rkey client 12 'remote access.*|REM_ACCESS'
 expect wrong_rkey client 12 'hint: the peer refused rkey'
 expect addr_outside client 12 'remote access.*|REM_ACCESS'
 expect port_down client 6 'port 1 is (DOWN|.*), not ACTIVE'
+expect no_remote_read client 12 'lab read FAIL: .*remote access error'
+expect no_remote_read client 12 'lab read hint: .*REMOTE_READ'
+expect no_rd_atomic client 12 'lab read FAIL: no completion'
+expect no_dest_rd_atomic client 12 'lab read FAIL: .*invalid request'
+expect no_dest_rd_atomic client 12 'lab read hint: .*max_dest_rd_atomic'
+expect mr_no_local_write client 12 'lab read FAIL: .*protection'
+expect mr_no_local_write client 12 'lab read hint: .*LOCAL_WRITE'
+expect misaligned client 12 'lab atomic FAIL: .*invalid request'
+expect misaligned client 12 'lab atomic hint: .*not 8-byte aligned'
+expect no_third_recv client 12 'lab write_imm FAIL: .*RNR retry'
 
 summary
