@@ -20,7 +20,8 @@ FIELDS = ["frame.number", "frame.time_relative", "ip.src", "ip.dst",
           "infiniband.bth.opcode", "infiniband.bth.destqp", "infiniband.bth.psn",
           "infiniband.bth.a", "infiniband.immdt", "infiniband.reth.va",
           "infiniband.reth.r_key", "infiniband.reth.dmalen",
-          "infiniband.aeth.syndrome", "infiniband.aeth.msn"]
+          "infiniband.aeth.syndrome", "infiniband.aeth.msn",
+          "infiniband.atomiceth", "infiniband.atomicacketh"]
 
 def read_opcodes():
     """Labels by opcode number, from vm/opcodes.tsv."""
@@ -73,6 +74,11 @@ def tcp_label(p):
         return "TCP ready byte 'R' (barrier)", ""
     if n == 5 and data[:1] == b"W":
         return "TCP write notice 'W'", "length %d" % int.from_bytes(data[1:5], "big")
+    if n == 17 and data[:1] == b"T":
+        return "TCP atomic target 'T'", "word 0x%x start 0x%016x" % (
+            int.from_bytes(data[1:9], "big"), int.from_bytes(data[9:17], "big"))
+    if n == 1 and data == b"A":
+        return "TCP atomic notice 'A'", ""
     return "TCP data (%d B)" % n, ""
 
 
@@ -84,7 +90,13 @@ def roce_label(p):
     extra, kind = [], "req"
     if p["infiniband.immdt"]:
         extra.append("imm 0x" + p["infiniband.immdt"].replace(":", ""))
-    if p["infiniband.reth.va"]:
+    # An AtomicETH shows as a RETH's VA and rkey, with two operands.
+    atomic = p["infiniband.atomiceth"].replace(":", "")
+    if atomic:
+        extra.append("VA %s rkey %s add/swap 0x%s compare 0x%s" % (
+            hexnum(p["infiniband.reth.va"], 1), hexnum(p["infiniband.reth.r_key"], 1),
+            atomic[24:40].lstrip("0") or "0", atomic[40:56].lstrip("0") or "0"))
+    elif p["infiniband.reth.va"]:
         extra.append("VA %s rkey %s len %s" % (hexnum(p["infiniband.reth.va"], 1),
                                                hexnum(p["infiniband.reth.r_key"], 1),
                                                p["infiniband.reth.dmalen"]))
@@ -93,6 +105,8 @@ def roce_label(p):
         what = "ACK" if syn < 0x20 else "RNR NAK" if syn < 0x40 else "NAK"
         kind = "ack" if syn < 0x20 else "nak"
         extra.append("AETH %s (0x%02x) MSN %s" % (what, syn, p["infiniband.aeth.msn"]))
+    if p["infiniband.atomicacketh"]:
+        extra.append("orig 0x" + p["infiniband.atomicacketh"].replace(":", ""))
     if p["infiniband.bth.a"] in ("1", "True") and kind == "req":
         extra.append("ack requested")
     return main, "  ".join(extra), kind
