@@ -589,6 +589,10 @@ int main(int argc, char **argv)
 
 		if (!lab_steps[i].run || (last ? !ctx.verbs : !ok))
 			continue;
+		/* What -w left in the client's buffer must not pass for what
+		 * the READ brought back. */
+		if (lab_steps[i].run == step_read && ctx.opt.host)
+			memset(ctx.buf, 0, ctx.buf_len);
 		ctx.step = lab_steps[i].name;
 		if (lab_steps[i].run(&ctx) || lab_steps[i].report(&ctx))
 			ok = false;

@@ -96,6 +96,12 @@ static enum ibv_qp_state lab_target_state(struct lab_ctx *ctx)
 	}
 }
 
+static bool lab_is_atomic(enum ibv_wr_opcode op)
+{
+	return op == IBV_WR_ATOMIC_FETCH_AND_ADD ||
+	       op == IBV_WR_ATOMIC_CMP_AND_SWP;
+}
+
 /* A failed verb or system call: err is the errno value it reported. */
 int lab_fail_verb(struct lab_ctx *ctx, const char *what, int err)
 {
@@ -126,6 +132,13 @@ int lab_fail_verb(struct lab_ctx *ctx, const char *what, int err)
 	else if (to == IBV_QPS_INIT && err == EINVAL)
 		lab_hint(ctx, "INIT needs STATE, PKEY_INDEX, PORT, "
 			      "ACCESS_FLAGS");
+	else if (lab_is(what, "post_send") && err == EINVAL &&
+		 lab_is_atomic(ctx->posted.opcode) &&
+		 ctx->posted.remote_addr % 8)
+		lab_hint(ctx,
+			 "the atomic's remote address 0x%" PRIx64
+			 " is not 8-byte aligned",
+			 ctx->posted.remote_addr);
 	else if (lab_is(what, "post") && err == EINVAL)
 		lab_hint(ctx, "bad work request (num_sge above the QP's cap, "
 			      "opcode) or the QP is not in a state that "
@@ -728,12 +741,6 @@ int lab_check_fits(struct lab_ctx *ctx, const char *what, size_t len)
 	return 0;
 }
 
-static bool lab_is_atomic(enum ibv_wr_opcode op)
-{
-	return op == IBV_WR_ATOMIC_FETCH_AND_ADD ||
-	       op == IBV_WR_ATOMIC_CMP_AND_SWP;
-}
-
 /* ibv_post_send(3), remembering the request for the report and hints. */
 int lab_post_send(struct lab_ctx *ctx, struct ibv_send_wr *wr)
 {
@@ -791,11 +798,10 @@ static void lab_wc_hint(struct lab_ctx *ctx, enum ibv_wc_status status)
 	case IBV_WC_REM_ACCESS_ERR:
 		if (p->opcode == IBV_WR_RDMA_READ)
 			lab_hint(ctx, "wrong rkey or address, or REMOTE_READ "
-				      "missing on the peer's MR or QP");
+				      "missing on the peer's MR");
 		else if (lab_is_atomic(p->opcode))
 			lab_hint(ctx, "wrong rkey or address, or "
-				      "REMOTE_ATOMIC missing on the peer's MR "
-				      "or QP");
+				      "REMOTE_ATOMIC missing on the peer's MR");
 		else if (p->opcode != IBV_WR_RDMA_WRITE &&
 			 p->opcode != IBV_WR_RDMA_WRITE_WITH_IMM)
 			lab_hint(ctx, "wrong rkey or address, or REMOTE_WRITE "
@@ -839,9 +845,13 @@ static void lab_wc_hint(struct lab_ctx *ctx, enum ibv_wc_status status)
 				 p->remote_addr);
 		else if (p->opcode == IBV_WR_RDMA_READ ||
 			 lab_is_atomic(p->opcode))
-			lab_hint(ctx, "the peer has no responder resources "
-				      "for READs and atomics: its RTR "
-				      "max_dest_rd_atomic is 0");
+			lab_hint(ctx,
+				 "the peer's QP refused it: %s missing "
+				 "in its qp_access_flags (INIT), or its "
+				 "RTR max_dest_rd_atomic is 0",
+				 p->opcode == IBV_WR_RDMA_READ
+					 ? "REMOTE_READ"
+					 : "REMOTE_ATOMIC");
 		else
 			lab_hint(ctx, "the peer rejected the request: message "
 				      "larger than its receive, or an opcode "
@@ -855,6 +865,24 @@ static void lab_wc_hint(struct lab_ctx *ctx, enum ibv_wc_status status)
 	default:
 		break;
 	}
+}
+
+/* A READ or atomic with no credits stays queued: nothing goes out. */
+static void lab_timeout_hint(struct lab_ctx *ctx)
+{
+	enum ibv_wr_opcode op = ctx->posted.opcode;
+	struct ibv_qp_init_attr init;
+	struct ibv_qp_attr attr;
+
+	if (ctx->opt.host && ctx->qp &&
+	    (op == IBV_WR_RDMA_READ || lab_is_atomic(op)) &&
+	    !ibv_query_qp(ctx->qp, &attr, IBV_QP_MAX_QP_RD_ATOMIC, &init) &&
+	    attr.max_rd_atomic == 0)
+		lab_hint(ctx, "max_rd_atomic is 0 (RTS): the QP may have no "
+			      "READ or atomic in flight, so it never sent it");
+	else
+		lab_hint(ctx, "the peer is silent or stuck; check its "
+			      "output");
 }
 
 /*
@@ -907,8 +935,7 @@ int lab_wait_wc(struct lab_ctx *ctx, struct ibv_wc *wc)
 		if (left <= 0) {
 			lab_fail(ctx, "no completion within %d s",
 				 ctx->opt.timeout);
-			lab_hint(ctx, "the peer is silent or stuck; check its "
-				      "output");
+			lab_timeout_hint(ctx);
 			return -1;
 		}
 		n = poll(pfd, 2, (int)left);

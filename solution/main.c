@@ -526,10 +526,10 @@ int step_write(struct lab_ctx *ctx)
 int step_read(struct lab_ctx *ctx)
 {
 	/*
-	 * TODO read: (part two) client: clear the first strlen(-w) bytes of
-	 * ctx->buf, RDMA READ that many bytes of the server's buffer (where
-	 * the write step put -w) back into it, wait for the completion and
-	 * set ctx->read_len.  Server: nothing to do: its RDMA device answers
+	 * TODO read: (part two) client: RDMA READ strlen(-w) bytes of the
+	 * server's buffer (where the write step put -w) into ctx->buf, which
+	 * the driver has cleared, wait for the completion and set
+	 * ctx->read_len.  Server: nothing to do: its RDMA device answers
 	 * the READ without the CPU.
 	 * Verbs: ibv_post_send(3) (IBV_WR_RDMA_READ, wr.rdma).
 	 * Pitfall: the READ response is written into the client's buffer
@@ -559,8 +559,6 @@ int step_read(struct lab_ctx *ctx)
 
 	if (lab_check_fits(ctx, "the read", len))
 		return -1;
-	/* Whatever the buffer holds afterwards came back from the server. */
-	memset(ctx->buf, 0, len);
 	if (lab_post_send(ctx, &wr) || lab_wait_wc(ctx, &wc))
 		return -1;
 	if (wc.opcode != IBV_WC_RDMA_READ)
@@ -662,8 +660,9 @@ int step_atomic(struct lab_ctx *ctx)
 	 * Verbs: ibv_post_send(3) (IBV_WR_ATOMIC_FETCH_AND_ADD,
 	 * IBV_WR_ATOMIC_CMP_AND_SWP, wr.atomic; the original value is
 	 * written into the 8-byte SGE).
-	 * Pitfall: the remote address must be 8-byte aligned, or the
-	 * server's device refuses the request (IBV_WC_REM_INV_REQ_ERR).
+	 * Pitfall: the remote address must be 8-byte aligned: rxe refuses
+	 * to post the request (EINVAL); an adapter that sends it gets a
+	 * NAK back (IBV_WC_REM_INV_REQ_ERR).
 	 */
 	/* BEGIN SOLUTION atomic */
 	if (!ctx->opt.host) {

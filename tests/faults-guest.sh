@@ -15,7 +15,8 @@ cp "$2/libtrace.so" /tmp/traces/libtrace.so
 chmod 644 /tmp/traces/libtrace.so
 # The case functions run in child shells (under timeout).
 export variants=$2 server=$LAB_SERVER_IP
-export lab="env LD_PRELOAD=/tmp/traces/libtrace.so solution/rdma-lab"
+export traced="env LD_PRELOAD=/tmp/traces/libtrace.so"
+export lab="$traced solution/rdma-lab"
 
 # peer.py-style fakes: send a malformed exchange message, or connect and
 # die. A real peer would be a process killed at the same point.
@@ -114,13 +115,17 @@ case_addr_outside_client() { $lab -p 19026 -t 8 "$server"; }
 # Part two: the variant on one side, the reference on the other.
 case_no_remote_read_server() { "$variants/no-remote-read" -p 19027 -t 8; }
 case_no_remote_read_client() { $lab -p 19027 -t 8 "$server"; }
+case_mr_no_remote_read_server() { "$variants/mr-no-remote-read" -p 19033 -t 8; }
+case_mr_no_remote_read_client() { $lab -p 19033 -t 8 "$server"; }
 case_no_rd_atomic_server() { $lab -p 19028 -t 8; }
-case_no_rd_atomic_client() { "$variants/no-rd-atomic" -p 19028 -t 4 "$server"; }
+case_no_rd_atomic_client() {
+	$traced "$variants/no-rd-atomic" -p 19028 -t 4 "$server"
+}
 case_no_dest_rd_atomic_server() { "$variants/no-dest-rd-atomic" -p 19029 -t 8; }
 case_no_dest_rd_atomic_client() { $lab -p 19029 -t 8 "$server"; }
 case_mr_no_local_write_server() { $lab -p 19030 -t 8; }
 case_mr_no_local_write_client() {
-	"$variants/mr-no-local-write" -p 19030 -t 8 "$server"
+	$traced "$variants/mr-no-local-write" -p 19030 -t 8 "$server"
 }
 case_misaligned_server() { "$variants/misaligned" -p 19031 -t 8; }
 case_misaligned_client() { $lab -p 19031 -t 8 "$server"; }
@@ -142,7 +147,7 @@ cases="bad_device gid_range gid_link_local gid_empty memlock no_server
 oversize malformed_magic malformed_version malformed_short malformed_len
 malformed_mtu client_dies_in_exchange server_dies_in_exchange
 server_killed_after_rts client_killed_mid_ops client_killed_after_rts
-wrong_rkey addr_outside no_remote_read no_rd_atomic no_dest_rd_atomic
+wrong_rkey addr_outside no_remote_read mr_no_remote_read no_rd_atomic no_dest_rd_atomic
 mr_no_local_write misaligned no_third_recv port_down"
 
 for name in $cases; do

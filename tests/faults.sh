@@ -25,6 +25,7 @@ variant die-after-rts 's/^\treturn lab_barrier(ctx);$/\tif (lab_barrier(ctx) == 
 variant die-after-send 's/^\t\/\* BEGIN SOLUTION send_imm \*\/$/\traise(SIGKILL);\n&/'
 # Part two's mistakes, one side each (the other runs the reference).
 variant no-remote-read 's/^\t\t\tIBV_ACCESS_REMOTE_READ | IBV_ACCESS_REMOTE_ATOMIC;$/\t\t\tIBV_ACCESS_REMOTE_ATOMIC;/'
+variant mr-no-remote-read 's/buf_access |= IBV_ACCESS_REMOTE_READ | IBV_ACCESS_REMOTE_ATOMIC;/buf_access |= IBV_ACCESS_REMOTE_ATOMIC;/'
 variant no-rd-atomic 's/\.max_rd_atomic = 1,/.max_rd_atomic = 0,/'
 variant no-dest-rd-atomic 's/\.max_dest_rd_atomic = 1,/.max_dest_rd_atomic = 0,/'
 variant mr-no-local-write 's/^\t\tbuf_access = IBV_ACCESS_LOCAL_WRITE;$/\t\tbuf_access = 0;/'
@@ -104,14 +105,20 @@ expect wrong_rkey client 12 'remote access.*|REM_ACCESS'
 expect wrong_rkey client 12 'hint: the peer refused rkey'
 expect addr_outside client 12 'remote access.*|REM_ACCESS'
 expect port_down client 6 'port 1 is (DOWN|.*), not ACTIVE'
-expect no_remote_read client 12 'lab read FAIL: .*remote access error'
-expect no_remote_read client 12 'lab read hint: .*REMOTE_READ'
+# rxe checks the QP's rights (and credits) before the MR's: a QP without
+# REMOTE_READ answers with a NAK "invalid request", not "access error".
+expect no_remote_read client 12 'lab read FAIL: .*invalid request'
+expect no_remote_read client 12 'lab read hint: .*REMOTE_READ missing in its qp_access_flags'
+expect mr_no_remote_read client 12 'lab read FAIL: .*remote access error'
+expect mr_no_remote_read client 12 'lab read hint: .*REMOTE_READ missing on the peer.s MR'
 expect no_rd_atomic client 12 'lab read FAIL: no completion'
+expect no_rd_atomic client 12 'lab read hint: max_rd_atomic is 0'
 expect no_dest_rd_atomic client 12 'lab read FAIL: .*invalid request'
-expect no_dest_rd_atomic client 12 'lab read hint: .*max_dest_rd_atomic'
+expect no_dest_rd_atomic client 12 'lab read hint: .*max_dest_rd_atomic is 0'
 expect mr_no_local_write client 12 'lab read FAIL: .*protection'
 expect mr_no_local_write client 12 'lab read hint: .*LOCAL_WRITE'
-expect misaligned client 12 'lab atomic FAIL: .*invalid request'
+# rxe refuses it when posted, before anything is sent.
+expect misaligned client 12 'lab atomic FAIL: ibv_post_send failed: Invalid argument'
 expect misaligned client 12 'lab atomic hint: .*not 8-byte aligned'
 expect no_third_recv client 12 'lab write_imm FAIL: .*RNR retry'
 

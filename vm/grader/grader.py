@@ -37,7 +37,7 @@ def read_steps(path=os.path.join(os.path.dirname(os.path.abspath(__file__)),
     """[(step, points)] from lab/steps.h, the one home of the step list."""
     with open(path, encoding="utf-8") as f:
         steps = [(m.group(1), int(m.group(2))) for m in
-                 re.finditer(r"^LAB_STEP\((\w+), (\d+)\)$", f.read(), re.M)]
+                 re.finditer(r"^LAB_STEP\((\w+), (\d+), \d+\)$", f.read(), re.M)]
     if not steps:
         sys.exit("grader: no LAB_STEP lines in " + path)
     return steps
