@@ -23,6 +23,11 @@ check "quoted FAIL and hint lines are messages that the program's sources print"
 check "answers in docs/answers.md hold for the recorded captures in docs/runs/" \
 	python3 tests/docs_check.py answers docs/answers.md
 
+# The handout's table of rxe counters names every file of hw_counters that
+# a real guest listed (docs/runs/record --counters), no more, no fewer.
+check "the handout's counter table names exactly the recorded hw_counters" \
+	python3 tests/docs_check.py counters docs/handout.md
+
 # make images into a scratch folder; every file must equal the committed one.
 images_same() {
 	local out=$t_tmp/images f

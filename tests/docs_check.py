@@ -12,6 +12,10 @@
     docs_check.py answers FILE.md...
         every row of a table under a "<!-- pcap: CAPTURE -->" line is what
         tshark reads from that recorded capture (docs/answers.md)
+    docs_check.py counters FILE.md...
+        the table under a "<!-- counters: LIST -->" line names, once each,
+        exactly the files of the recorded listing LIST (an `ls` of a guest's
+        hw_counters), so that a counter the kernel adds or drops is noticed
 """
 import os
 import re
@@ -217,6 +221,49 @@ def answers(files):
     return bad == 0 and n > 0
 
 
+COUNTERS = re.compile(r"^<!-- counters: (\S+) -->$")
+
+
+def counters(files):
+    """The first column of each marked table against its recorded list."""
+    bad = n = 0
+    for md in files:
+        with open(md, encoding="utf-8") as f:
+            src = f.read().splitlines()
+        for i, line in enumerate(src):
+            m = COUNTERS.match(line)
+            if not m:
+                continue
+            n += 1
+            with open(os.path.join(ROOT, m.group(1)), encoding="utf-8") as f:
+                recorded = [l.strip() for l in f
+                            if l.strip() and not l.startswith("$ ")]
+            if len(src) < i + 4 or not src[i + 2].startswith("|---"):
+                print("%s:%d: a counters marker must be followed by a table" % (md, i + 1))
+                bad += 1
+                continue
+            named = []
+            for row in src[i + 3:]:
+                if not row.startswith("|"):
+                    break
+                named.append(row.strip("|").split("|")[0].strip().strip("`"))
+            twice = sorted({c for c in named if named.count(c) > 1})
+            missing = sorted(set(recorded) - set(named))
+            extra = sorted(set(named) - set(recorded))
+            if twice or missing or extra or not recorded:
+                print("%s:%d: the table does not match %s: missing %s, not in "
+                      "the recording %s, named twice %s"
+                      % (md, i + 1, m.group(1), missing or "none",
+                         extra or "none", twice or "none"))
+                bad += 1
+            else:
+                print("%s:%d: %d counters, as in %s"
+                      % (md, i + 1, len(recorded), m.group(1)))
+    if n == 0:
+        print("no <!-- counters: --> marker found")
+    return bad == 0 and n > 0
+
+
 def main():
     cmd, args = sys.argv[1], sys.argv[2:]
     if cmd == "links":
@@ -228,6 +275,8 @@ def main():
         ok = shapes(args[:cut], args[cut + 1:])
     elif cmd == "answers":
         ok = answers(args)
+    elif cmd == "counters":
+        ok = counters(args)
     else:
         sys.exit(__doc__)
     sys.exit(0 if ok else 1)

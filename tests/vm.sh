@@ -57,6 +57,78 @@ else
 	fail "--pcap: RDMA WRITE FIRST/LAST from ib_write_bw"
 fi
 
+# --- the connection manager: rdma_cm in the guests ------------------------------
+# One boot: rping, then perftest over rdma_cm (-R). Each client tries again,
+# a bounded number of times, while its server is not listening yet.
+log=$t_tmp/cm.log
+cm_retry='for i in 1 2 3 4 5 6 7 8 9 10; do "$@" && exit 0; sleep 1; done; exit 1'
+lat='ib_send_lat -d $LAB_DEV -x $LAB_GID_IDX -R -s 16 -n 100'
+vm_run "$log" --pcap "$t_tmp/cm.pcap" --timeout 180 \
+	--server "test -c /dev/infiniband/rdma_cm && echo cm-device-ok;
+		rping -s -a \$LAB_SERVER_IP -v -C 5 && $lat" \
+	--client "sleep 2; sh -c '$cm_retry' - rping -c -a \$LAB_SERVER_IP -v -C 5 &&
+		sleep 2; sh -c '$cm_retry' - $lat \$LAB_SERVER_IP"
+cm_rc=$?
+if expect_in "$log" '^\[server\] cm-device-ok$'; then
+	ok "rdma_ucm loaded: /dev/infiniband/rdma_cm exists in the guest"
+else
+	fail "rdma_ucm loaded: /dev/infiniband/rdma_cm exists in the guest" "$log"
+fi
+# rping -v prints one "ping data" line per round trip, on each side.
+if [ "$(grep -Ec '^\[client\] ping data: rdma-ping-[0-4]: ' "$log")" = 5 ] &&
+	[ "$(grep -Ec '^\[server\] server ping data: rdma-ping-[0-4]: ' "$log")" = 5 ]; then
+	ok "rping: 5 round trips over rdma_cm between the guests"
+else
+	fail "rping: 5 round trips over rdma_cm between the guests" "$log"
+fi
+if [ "$cm_rc" = 0 ] &&
+	expect_in "$log" '^\[client\] +Data ex\. method : rdma_cm' &&
+	expect_in "$log" '^\[client\] +16 +100 ' &&
+	expect_in "$log" '^\[server\] +16 +100 '; then
+	ok "ib_send_lat -R: perftest connects through rdma_cm"
+else
+	fail "ib_send_lat -R: perftest connects through rdma_cm (status $cm_rc)" "$log"
+fi
+# cm_fields FILTER FIELD...: the fields of the matching packets, tab-separated.
+cm_fields() {
+	local filter=$1 args=() f
+	shift
+	for f in "$@"; do
+		args+=(-e "$f")
+	done
+	tshark -r "$t_tmp/cm.pcap" -Y "$filter" -T fields -E occurrence=f \
+		"${args[@]}" 2>/dev/null
+}
+# Every CM message is a MAD of class 7 (CM) sent to QP 1; a connection is
+# ConnectRequest (0x0010), ConnectReply (0x0013), ReadyToUse (0x0014), and
+# rping plus perftest's two connections make three of each.
+cm_fields 'infiniband.mad.mgmtclass == 0x07' infiniband.bth.destqp \
+	infiniband.mad.attributeid >"$t_tmp/cm.txt"
+if [ "$(cut -f1 "$t_tmp/cm.txt" | sort -u)" = 0x000001 ] &&
+	[ "$(grep -c '0x0010$' "$t_tmp/cm.txt")" -ge 3 ] &&
+	[ "$(grep -c '0x0013$' "$t_tmp/cm.txt")" -ge 3 ] &&
+	[ "$(grep -c '0x0014$' "$t_tmp/cm.txt")" -ge 3 ]; then
+	ok "--pcap: tshark decodes the CM's REQ, REP and RTU, all on QP 1"
+else
+	fail "--pcap: tshark decodes the CM's REQ, REP and RTU, all on QP 1" \
+		"$t_tmp/cm.txt"
+fi
+# The REP carries the server's QPN and the PSN it expects: the client's
+# first RC packet of that connection goes to that QP with that PSN.
+rep=$(cm_fields 'infiniband.cm.rep.localqpn' frame.number \
+	infiniband.cm.rep.localqpn infiniband.cm.rep.startpsn | head -n 1)
+read -r rep_frame rep_qpn rep_psn <<<"$rep"
+first=$(cm_fields "frame.number > ${rep_frame:-0} && ip.src == 192.0.2.2 &&
+	infiniband.bth.destqp != 1" infiniband.bth.destqp infiniband.bth.psn |
+	head -n 1)
+if [ -n "$rep" ] && [ "$first" = "$(printf '%s\t%d' "$rep_qpn" "$rep_psn")" ]; then
+	ok "--pcap: the REP's QPN and starting PSN are what the client then uses"
+else
+	echo "REP: $rep; first client packet after it: $first" >"$t_tmp/rep.txt"
+	fail "--pcap: the REP's QPN and starting PSN are what the client then uses" \
+		"$t_tmp/rep.txt"
+fi
+
 # --- how runs end -------------------------------------------------------------
 log=$t_tmp/fail.log
 vm_run "$log" --out "$t_tmp/fail" --server 'exit 3' --client true
