@@ -162,8 +162,8 @@ int step_read(struct lab_ctx *ctx)
 	 * the READ without the CPU.
 	 * Verbs: ibv_post_send(3) (IBV_WR_RDMA_READ, wr.rdma).
 	 * Pitfall: the READ response is written into the client's buffer
-	 * by its own device: that MR needs IBV_ACCESS_LOCAL_WRITE, and both
-	 * QPs need read credits (max_rd_atomic, max_dest_rd_atomic >= 1).
+	 * by its own device: without IBV_ACCESS_LOCAL_WRITE on that MR the
+	 * completion is IBV_WC_LOC_PROT_ERR.
 	 */
 	return lab_todo(ctx, "read");
 }
