@@ -526,17 +526,20 @@ int step_write(struct lab_ctx *ctx)
 int step_read(struct lab_ctx *ctx)
 {
 	/*
-	 * TODO read: (part two) client: RDMA READ strlen(-w) bytes of the
-	 * server's buffer (where the write step put -w) into ctx->buf, which
-	 * the driver has cleared, wait for the completion and set
-	 * ctx->read_len.  Server: nothing to do: its RDMA device answers
-	 * the READ without the CPU.
+	 * TODO read: (part two) both sides first lab_barrier(): the server
+	 * has finished with what the write step put in its buffer, which
+	 * write_imm will overwrite.  Then client: RDMA READ strlen(-w) bytes
+	 * of the server's buffer into ctx->buf, which the driver has
+	 * cleared, wait for the completion and set ctx->read_len.  Server:
+	 * nothing more: its RDMA device answers the READ without the CPU.
 	 * Verbs: ibv_post_send(3) (IBV_WR_RDMA_READ, wr.rdma).
 	 * Pitfall: the READ response is written into the client's buffer
 	 * by its own device: without IBV_ACCESS_LOCAL_WRITE on that MR the
 	 * completion is IBV_WC_LOC_PROT_ERR.
 	 */
 	/* BEGIN SOLUTION read */
+	if (lab_barrier(ctx))
+		return -1;
 	if (!ctx->opt.host)
 		return 0;
 
