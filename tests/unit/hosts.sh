@@ -199,3 +199,20 @@ if grep -v '^apt-cache ' "$calls" >"$hosts/ran"; then
 else
 	ok "fake hosts: no package tool ran but apt-cache's look-ups"
 fi
+
+# Every package vm/deps may name has a row in its table of other systems'
+# names, and the table has no row for a package it never names.
+table=$(sed -n '/^other_names="/,/^"$/p' vm/deps | awk 'NF == 4 { print $1 }' |
+	sort -u)
+named=$({
+	vm/deps --list | awk '{ print $2 }'
+	grep '/usr/' vm/deps | grep -oE ':[a-z0-9.+-]+"?$' | tr -d ':"'
+} | sort -u)
+if [ -n "$named" ] && [ "$table" = "$named" ]; then
+	ok "vm/deps: its table names each of its $(echo "$named" | wc -l)" \
+		"packages on Fedora, Arch and openSUSE"
+else
+	diff <(echo "$table") <(echo "$named") >"$hosts/table.diff"
+	fail "vm/deps: its other-systems table and its packages differ" \
+		"$hosts/table.diff"
+fi
