@@ -107,3 +107,26 @@ summary() {
 	echo "$t_pass passed, $t_fail failed, $t_skip skipped"
 	[ "$t_fail" = 0 ]
 }
+
+# path_without CMD...: prints a PATH that holds every command of $PATH
+# except the CMDs: one folder of links, for checks that a program does
+# without them (rather than passing because they happened to be there).
+path_without() {
+	local dir d f name dirs
+	local -A seen=()
+	dir=$(mktemp -d "$t_tmp/path.XXXXXX")
+	for name in "$@"; do
+		seen[$name]=1
+	done
+	IFS=: read -ra dirs <<<"$PATH:/usr/sbin:/sbin"
+	for d in "${dirs[@]}"; do
+		for f in "$d"/*; do
+			name=${f##*/}
+			if [ -z "${seen[$name]:-}" ] && [ -f "$f" ] && [ -x "$f" ]; then
+				seen[$name]=1
+				echo "$f"
+			fi
+		done
+	done | xargs -d '\n' ln -s -t "$dir"
+	echo "$dir"
+}

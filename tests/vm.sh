@@ -91,7 +91,8 @@ else
 fi
 # cm_fields FILTER FIELD...: the fields of the matching packets, tab-separated.
 cm_fields() {
-	local filter=$1 args=() f
+	local filter=$1 f
+	local args=()
 	shift
 	for f in "$@"; do
 		args+=(-e "$f")
@@ -328,6 +329,91 @@ if [ "$(id -u)" = 0 ]; then
 		fail "a user without root runs the lab" "$t_tmp/nobody.log"
 	fi
 fi
+
+# --- offline: a warm cache needs neither apt nor the network -------------------
+# make demo's steps (vm/deps, then vm/demo) with apt and dpkg taken off PATH
+# and, as root, in a network namespace that has only a loopback.
+offline_path=$(path_without apt-get apt-cache apt dpkg dpkg-deb)
+offline='vm/deps --check && vm/demo solution/rdma-lab "$0"'
+wrap=()
+if [ "$(id -u)" = 0 ]; then
+	wrap=(unshare -n)
+	offline="ip link set lo up && $offline"
+fi
+log=$t_tmp/offline.log
+if flock "${TMPDIR:-/tmp}/rdma-lab-vm.lock" env PATH="$offline_path" \
+	"${wrap[@]}" bash -c "$offline" "$t_tmp/offline" >"$log" 2>&1 &&
+	expect_in "$log" '^\[server\] lab teardown ok' &&
+	expect_in "$log" '^\[client\] lab teardown ok' &&
+	[ -s "$t_tmp/offline/wire.pcap" ]; then
+	ok "warm cache: vm/deps --check and vm/demo pass without apt, dpkg" \
+		"${wrap[*]:+or a network}"
+else
+	fail "warm cache: vm/deps --check and vm/demo without apt" "$log"
+fi
+if [ "$(grep -Ec '^vm/run: accelerator (kvm|tcg): .+' "$log")" = 1 ]; then
+	ok "vm/run names its accelerator and why, once:" \
+		"$(grep -m 1 '^vm/run: accelerator' "$log" | cut -d: -f2-)"
+else
+	fail "vm/run names its accelerator and why, once" "$log"
+fi
+
+# --- a kernel in several .deb files, as Ubuntu ships it ----------------------
+# Made from the warm cache, no guest boots: the image in one package, most
+# modules in a second (/lib/modules, .ko.zst, as Ubuntu's) and rdma_rxe's
+# folder in a third (/usr/lib/modules, .ko.xz, as Debian 13's). Given as
+# LAB_KERNEL_DEB, vm/prepare must merge them into one kernel whose
+# initramfs holds plain .ko files.
+split_debs() {
+	local guest kdir kver src root=$t_tmp/split pkg path rel to mods mod pack
+	guest=$(vm/prepare) || return 1
+	kdir=$(dirname "$(readlink -f "$guest/kernel")")
+	kver=$(ls "$kdir/lib/modules")
+	src=$kdir/lib/modules/$kver
+	for pkg in image modules extra; do
+		mkdir -p "$root/$pkg/DEBIAN"
+		printf '%s\n' "Package: test-$pkg" "Version: 1" \
+			"Architecture: amd64" "Maintainer: tests" \
+			"Description: a piece of kernel $kver" \
+			>"$root/$pkg/DEBIAN/control"
+	done
+	mkdir -p "$root/image/boot" "$root/modules/lib/modules/$kver"
+	cp "$kdir/vmlinuz" "$root/image/boot/vmlinuz-$kver"
+	cp "$src/modules.order" "$src/modules.builtin" \
+		"$src/modules.builtin.modinfo" "$root/modules/lib/modules/$kver/"
+	# The modules vm/prepare puts in the initramfs, with their dependencies.
+	mods=$(sed -n '/^modules="/,/"$/p' vm/prepare | tr -d '"' | cut -d= -f2)
+	for mod in $mods; do
+		modprobe -d "$kdir" -S "$kver" --show-depends "$mod" || return 1
+	done | awk '$1 == "insmod" { print $2 }' | sort -u >"$root/list"
+	[ -s "$root/list" ] || return 1
+	while read -r path; do
+		rel=${path#"$src/"}
+		rel=${rel%.ko*}.ko
+		case "$rel" in
+		kernel/drivers/infiniband/*)
+			pack=xz to=$root/extra/usr/lib/modules/$kver/$rel.xz ;;
+		*) pack=zstd to=$root/modules/lib/modules/$kver/$rel.zst ;;
+		esac
+		mkdir -p "$(dirname "$to")"
+		case "$path" in
+		*.ko.xz) xz -dc "$path" ;;
+		*.ko.zst) zstd -dcq "$path" ;;
+		*) cat "$path" ;;
+		esac | "$pack" -qc >"$to" || return 1
+	done <"$root/list"
+	for pkg in image modules extra; do
+		dpkg-deb -Zgzip -b "$root/$pkg" "$root/$pkg.deb" >/dev/null || return 1
+	done
+	XDG_CACHE_HOME=$root/cache LAB_KERNEL_DEB="$root/image.deb \
+$root/modules.deb $root/extra.deb" vm/prepare >"$root/guest" || return 1
+	[ "$(gzip -dc "$(cat "$root/guest")/initramfs.img" | cpio -t --quiet |
+		grep -cE '/rdma_rxe\.ko$|/virtio_net\.ko$')" = 2 ] &&
+		find "$root/cache" -name 'rdma_rxe.ko.xz' | grep -q . &&
+		find "$root/cache" -name 'virtio_net.ko.zst' | grep -q .
+}
+check "a kernel split over three .deb files (.ko.zst and .ko.xz, /lib and \
+/usr/lib/modules) is merged into one; its initramfs has plain .ko" split_debs
 
 # --- a broken or missing kernel cache ------------------------------------------
 cache=$t_tmp/cache

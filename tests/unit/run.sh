@@ -27,6 +27,10 @@ else
 	fail "every command the scripts run is known to vm/deps" "$BIN/deps.out"
 fi
 
+# ---- the host's package system: the kernel's source, what to install ----
+# shellcheck source=tests/unit/hosts.sh
+. tests/unit/hosts.sh
+
 # ---- C unit tests: exchange message, GID choice, helpers ----
 if ccw -Wno-unused-function -o "$BIN/test_unit" \
 	tests/unit/test_unit.c -libverbs 2>"$BIN/cc.err"; then
