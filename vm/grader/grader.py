@@ -657,6 +657,21 @@ def good_wcs(tr, opcode):
             num(e.get("opcode")) == opcode and num(e.get("status")) == 0]
 
 
+def write_received(got, wmsg, msg):
+    """What a server printed for the write step is the WRITE payload.  With
+    part two, the client's WRITE with immediate puts the message at the
+    same address right after, with nothing in between to wait for: a
+    server that prints a moment late shows the payload partly or wholly
+    overwritten by it.  Any byte of either is the work done; any other
+    byte (an early read) is not."""
+    if got is None or len(got) != len(wmsg):
+        return False
+    if got == wmsg or "write_imm" not in STEP_NAMES:
+        return got == wmsg
+    return all(g == w or (i < len(msg) and g == msg[i])
+               for i, (g, w) in enumerate(zip(got, wmsg)))
+
+
 def server_mrs(X):
     """The MRs of the server X: traced for a student (with their access),
     printed by the reference (access None: the reference's is right)."""
@@ -715,6 +730,12 @@ class Side:
             if not self.ok(s):
                 return s
         return None
+
+    def reached(self, step):
+        """The program got to step: it did not stop at an earlier one."""
+        stop = self.stopped_at()
+        return stop is None or STEP_NAMES.index(stop) >= \
+            STEP_NAMES.index(step)
 
     def timed_out(self):
         return self.rc in (124, 137) and not self.note
@@ -1266,7 +1287,8 @@ def judge_write(ev, c):
     no_wire = ev.no_wire
     writes = wire_ops(cli_ip, OP_WRITE)
     if side == "server":
-        if S.ok("write") and S.val("write", "received") != wmsg:
+        if S.ok("write") and not write_received(
+                S.val("write", "received"), wmsg, ev.msg):
             got = S.val("write", "received") or ""
             c.bad("received the %d-byte WRITE payload" % len(wmsg),
                   "received %d bytes%s" % (len(got), " (before the data "
@@ -1291,8 +1313,8 @@ def judge_write(ev, c):
                       HINTS["adv_wrong"] if allowed
                       else HINTS["write_access"])
     else:
-        if P.who == "ref" and S.ok("write") and \
-                P.val("write", "received") != wmsg:
+        if P.who == "ref" and S.ok("write") and not write_received(
+                P.val("write", "received"), wmsg, ev.msg):
             c.bad("the reference received the %d-byte WRITE payload" %
                   len(wmsg), "reference: " + (P.fails.get("write") or
                                               "other bytes"),
@@ -1363,7 +1385,7 @@ def judge_read(ev, c):
         if S.ok("read") and not good_wcs(ev.tr, WC_RDMA_READ):
             c.bad("a successful RDMA READ completion polled by your process",
                   "none in its trace", HINTS["read_traced"])
-        if not S.ok("read"):
+        if not S.ok("read") and S.reached("read"):
             why = ev.no_credits()
             if why:
                 c.bad("max_rd_atomic >= 1 (READs in flight)", why, None)
@@ -1385,23 +1407,28 @@ def judge_read(ev, c):
     # judged by the client's READ of its MR, and blamed only for what is
     # its own: access, credits, or a READ that reached it unanswered.
     pf = P.fails.get("read") or ""
+    if not S.reached("read"):
+        return  # it stopped before: judge_own_lines says where
     reached = [r for r in reads if mr_of(mrs, r["reth"][0], r["reth"][1])]
     unanswered = [r for r in reached if not r["done"]]
-    if not (P.who == "ref" and not P.ok("read")) and not unanswered and \
-            (not wire or good or not P.ok("read")):
+    if S.ok("read") and not (P.who == "ref" and not P.ok("read")) and \
+            not unanswered and (not wire or good or not P.ok("read")):
         return
+    # A refused READ also puts the server's QP in ERR, so its own read
+    # line fails too: the cause, when it is one of these, is the hint.
     miss = ev.remote_access(ACCESS_REMOTE_READ)
     cred = ev.no_credits()
     if miss == "MR":
         c.bad("an MR with IBV_ACCESS_REMOTE_READ (0x4)", "MR access: " +
-              ", ".join("0x%x" % m["access"] for m in mrs), HINTS["read_mr"])
+              ", ".join("0x%x" % m["access"] for m in mrs), None)
+        c.hint = HINTS["read_mr"]
     elif miss == "QP":
         c.bad("qp_access_flags with IBV_ACCESS_REMOTE_READ (0x4)",
-              "qp_access_flags=%s" % ev.ok_init().get("access"),
-              HINTS["read_qp"])
+              "qp_access_flags=%s" % ev.ok_init().get("access"), None)
+        c.hint = HINTS["read_qp"]
     elif cred:
-        c.bad("max_dest_rd_atomic >= 1 (READs the QP answers)", cred,
-              HINTS["rd_credits"])
+        c.bad("max_dest_rd_atomic >= 1 (READs the QP answers)", cred, None)
+        c.hint = HINTS["rd_credits"]
     if wire and (unanswered or not good):
         c.bad(want, describe_reads(reached or reads), None)
     if pf:
@@ -1443,7 +1470,8 @@ def judge_write_imm(ev, c):
                       m["reth"][:2] if m["reth"] else "no RETH",
                       HINTS["rkey"])
             else:
-                ev.no_wire(c, want, "write_imm")
+                ev.no_wire(c, "a WRITE with immediate of the %d-byte "
+                           "message" % len(msg), "write_imm")
         if P.who == "ref" and S.ok("write_imm") and (
                 P.val("write_imm", "received") != msg or
                 num(P.val("write_imm", "imm")) != imm):
@@ -1461,11 +1489,16 @@ def judge_write_imm(ev, c):
     wcs = good_wcs(ev.tr, WC_RECV_RDMA_WITH_IMM)
     if S.ok("write_imm"):
         got = num(S.val("write_imm", "imm"))
-        if S.val("write_imm", "received") != msg:
+        text = S.val("write_imm", "received") or ""
+        if text != msg:
+            # The WRITE payload still there: read before the data came.
+            old = bool(text) and ev.wmsg.startswith(text[:64])
+            early = not wcs or old
             c.bad("received the %d-byte message in your buffer" % len(msg),
-                  "received %s bytes, other bytes" %
-                  S.val("write_imm", "len"),
-                  HINTS["wimm_wait"] if not wcs else HINTS["write_data"])
+                  "received %s bytes, other bytes%s" % (
+                      S.val("write_imm", "len"),
+                      " (the write step's)" if old else ""),
+                  HINTS["wimm_wait"] if early else HINTS["write_data"])
         if got != imm:
             c.bad("imm=0x%08x" % imm, "imm=%s" % S.val("write_imm", "imm"),
                   HINTS["imm_ntohl"] if got == bswap32(imm)
@@ -1483,8 +1516,10 @@ def judge_write_imm(ev, c):
                                           wcs[0].get("imm")),
                   HINTS["wimm_wait"])
         if wire and not good:
-            ev.no_wire(c, want, "write_imm")
-    ev.receive_race(c, "write_imm", 3)
+            ev.no_wire(c, "a WRITE with immediate of the %d-byte message "
+                       "to your MR" % len(msg), "write_imm")
+    if S.reached("write_imm"):
+        ev.receive_race(c, "write_imm", 3)
 
 
 def describe_atomics(ats):
@@ -1523,9 +1558,8 @@ def atomics_ok(ev, addr, start):
     ats = ev.atomics
     fa = [a for a in ats if a["kind"] == "fetch_add"]
     cs = [a for a in ats if a["kind"] == "cmp_swap"]
-    if not fa or not cs or ats.index(fa[0]) > ats.index(cs[0]):
-        return "FETCH_ADD then CMP_SWAP", HINTS["atomic_ops"]
-    for a in (fa[0], cs[0]):
+    # Where first: a refused request is never followed by the next one.
+    for a in ats[:2]:
         if a["va"] % 8:
             return "an 8-byte aligned address", HINTS["atomic_align"]
         if addr is not None and a["va"] != addr:
@@ -1533,6 +1567,8 @@ def atomics_ok(ev, addr, start):
         if not mr_of(ev.srv_mrs, a["va"], a["rkey"], 8):
             return "the rkey of the server's MR holding the word", \
                 HINTS["atomic_mr"] if ev.side == "server" else HINTS["rkey"]
+    if not fa or not cs or ats.index(fa[0]) > ats.index(cs[0]):
+        return "FETCH_ADD then CMP_SWAP", HINTS["atomic_ops"]
     if fa[0]["swap_add"] != ATOMIC_ADD or \
             cs[0]["swap_add"] != ATOMIC_SWAP or start is None or \
             cs[0]["compare"] != (start + ATOMIC_ADD) & U64:
@@ -1552,8 +1588,11 @@ def judge_atomic(ev, c):
     want = "FETCH_ADD then CMP_SWAP on the server's word, acknowledged " \
         "with its start value and start+%d" % ATOMIC_ADD
     wrong = atomics_ok(ev, addr, start) if wire else None
+    # Where the atomics went: the wire, and the clients' posts (traced,
+    # the reference's too: a device refuses an unaligned atomic when it
+    # is posted, and then nothing reaches the wire).
     vas = [a["va"] for a in ev.atomics] + [
-        num(e.get("raddr"), 0) for e in S.calls(
+        num(e.get("raddr"), 0) for X in (S, P) for e in X.calls(
             "ibv_post_send", lambda e: num(e.get("opcode")) in
             (WR_CMP_SWP, WR_FETCH_ADD))] + ([addr] if addr else [])
     misaligned = [v for v in vas if v % 8]
@@ -1577,7 +1616,7 @@ def judge_atomic(ev, c):
             c.bad("the reference's word ends as 0x%016x (LAB_ATOMIC_SWAP)" %
                   ATOMIC_SWAP, "reference: " + (pf or "no atomic line"),
                   HINTS["atomic_ops"])
-        if not S.ok("atomic"):
+        if not S.ok("atomic") and S.reached("atomic"):
             why = ev.no_credits()
             if misaligned:
                 c.hint = HINTS["atomic_align"]
@@ -1608,35 +1647,42 @@ def judge_atomic(ev, c):
                                                m["access"])
                       for m in ev.srv_mrs)), HINTS["atomic_mr"])
     client_ok = P.ok("atomic") or P.who == "student"
-    if wire and wrong and (S.ok("atomic") or P.who == "ref"):
-        c.bad(want + ": " + wrong[0], describe_atomics(ev.atomics)[0],
-              wrong[1])
-    if not S.ok("atomic") or not P.ok("atomic"):
+    before, cause = c.hint, False
+    if S.reached("atomic") and (not S.ok("atomic") or not P.ok("atomic")):
         miss = ev.remote_access(ACCESS_REMOTE_ATOMIC)
         cred = ev.no_credits()
         if misaligned:
             c.bad("an 8-byte aligned word", "address 0x%x" % misaligned[0],
-                  HINTS["atomic_align"])
+                  None)
+            c.hint = HINTS["atomic_align"]
         elif miss == "MR":
             c.bad("an MR with IBV_ACCESS_REMOTE_ATOMIC (0x8)",
                   "MR access: " + ", ".join("0x%x" % m["access"]
-                                            for m in ev.srv_mrs),
-                  HINTS["atomic_mr"])
+                                            for m in ev.srv_mrs), None)
+            c.hint = HINTS["atomic_mr"]
         elif miss == "QP":
             c.bad("qp_access_flags with IBV_ACCESS_REMOTE_ATOMIC (0x8)",
-                  "qp_access_flags=%s" % ev.ok_init().get("access"),
-                  HINTS["atomic_qp"])
+                  "qp_access_flags=%s" % ev.ok_init().get("access"), None)
+            c.hint = HINTS["atomic_qp"]
         elif cred:
             c.bad("max_dest_rd_atomic >= 1 (atomics the QP answers)", cred,
-                  HINTS["rd_credits"])
+                  None)
+            c.hint = HINTS["rd_credits"]
         elif "expected the start" in pf:
             c.bad("the word holds the advertised start value",
-                  "client: " + pf, HINTS["atomic_start"])
+                  "client: " + pf, None)
+            c.hint = HINTS["atomic_start"]
         elif "LAB_ATOMIC_SWAP" in f and client_ok:
             c.bad("the word read after lab_recv_atomic_done()",
-                  "lab atomic FAIL: " + f, HINTS["atomic_final"])
+                  "lab atomic FAIL: " + f, None)
+            c.hint = HINTS["atomic_final"]
+        cause = c.hint is not before  # a branch above named the cause
         if P.who == "ref" and pf:
             c.bad("the reference's atomics succeed", "client: " + pf, None)
+    if wire and wrong and not cause and S.reached("atomic") and (
+            S.ok("atomic") or P.who == "ref"):
+        c.bad(want + ": " + wrong[0], describe_atomics(ev.atomics)[0],
+              wrong[1])
 
 
 def judge_teardown(ev, c):
