@@ -266,8 +266,8 @@ if [ "$rc" != 0 ] && grep -q '^Score: 0/20' "$log" &&
 	{ [ -z "$max2" ] || grep -q "^Part two: 0/$max2\$" "$log"; } &&
 	grep -q 'not implemented' "$log" &&
 	grep -q '^open_device  *0/2  FAIL' "$log"; then
-	ok "make grade on the skeleton: Score: 0/20${max2:+, Part two:" \
-		"0/$max2}, not implemented, status $rc"
+	ok "make grade on the skeleton: Score: 0/20${max2:+, Part two: 0/$max2}," \
+		"not implemented, status $rc"
 else
 	fail "make grade on the skeleton (status $rc)" "$log"
 fi
@@ -283,8 +283,7 @@ assert len(core) == 9 and sum(x["max_score"] for x in core) == 20
 assert sum(x["max_score"] for x in two) == max2 and len(t) == 9 + len(two)
 assert all({"name", "score", "max_score", "output"} <= set(x) for x in t)
 ' "$t_tmp/results.json" "$max2" 2>"$t_tmp/json.err"; then
-	ok "--results writes Gradescope results.json (core${max2:+ and part" \
-		"two})"
+	ok "--results writes Gradescope results.json (core${max2:+ and part two})"
 else
 	fail "--results" "$t_tmp/json.err"
 fi
@@ -318,8 +317,8 @@ secs=$(sed -n 's/^(graded in \([0-9]*\) s.*/\1/p' "$log")
 waited=$(sed -n 's/^grade: the guests are free after \([0-9]*\) s$/\1/p' "$log")
 if [ "$rc" = 0 ] && grep -q '^Score: 20/20' "$log" &&
 	{ [ -z "$max2" ] || grep -q "^Part two: $max2/$max2\$" "$log"; }; then
-	ok "make grade on a correct lab: Score: 20/20${max2:+, Part two:" \
-		"$max2/$max2} in $((${secs:-0} - ${waited:-0})) s"
+	ok "make grade on a correct lab: Score: 20/20${max2:+, Part two: $max2/$max2}" \
+		"in $((${secs:-0} - ${waited:-0})) s"
 else
 	fail "make grade on a correct lab (status $rc)" "$log"
 fi
@@ -376,8 +375,7 @@ if make -s dist >"$t_tmp/dist.log" 2>&1 &&
 	rc=$?
 	if [ "$rc" = 0 ] && grep -q '^Score: 20/20' "$log" &&
 		{ [ -z "$max2" ] || grep -q "^Part two: $max2/$max2\$" "$log"; }; then
-		ok "make test in the handout grades the lab: Score: 20/20${max2:+," \
-			"Part two: $max2/$max2}"
+		ok "make test in the handout grades the lab: Score: 20/20${max2:+, Part two: $max2/$max2}"
 	else
 		fail "make test in the handout (status $rc)" "$log"
 	fi

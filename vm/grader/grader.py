@@ -1491,9 +1491,12 @@ def judge_write_imm(ev, c):
         got = num(S.val("write_imm", "imm"))
         text = S.val("write_imm", "received") or ""
         if text != msg:
-            # The WRITE payload still there: read before the data came.
+            # Read before the data came: no completion, the WRITE payload
+            # still there, or a length not the completion's (the line shows
+            # the buffer as it is when printed, the length as taken).
             old = bool(text) and ev.wmsg.startswith(text[:64])
-            early = not wcs or old
+            early = not wcs or old or num(S.val("write_imm", "len")) not in [
+                num(e.get("byte_len")) for e in wcs]
             c.bad("received the %d-byte message in your buffer" % len(msg),
                   "received %s bytes, other bytes%s" % (
                       S.val("write_imm", "len"),
@@ -1569,8 +1572,15 @@ def atomics_ok(ev, addr, start):
                 HINTS["atomic_mr"] if ev.side == "server" else HINTS["rkey"]
     if not fa or not cs or ats.index(fa[0]) > ats.index(cs[0]):
         return "FETCH_ADD then CMP_SWAP", HINTS["atomic_ops"]
+    # The start as advertised; when the reference that knew it failed
+    # before printing it, the FETCH_ADD's original value stands in (the
+    # reference's failure says the rest).
+    if start is None:
+        start = fa[0]["orig"]
+    if start is None:
+        return "an ATOMIC ACKNOWLEDGE for the FETCH_ADD", None
     if fa[0]["swap_add"] != ATOMIC_ADD or \
-            cs[0]["swap_add"] != ATOMIC_SWAP or start is None or \
+            cs[0]["swap_add"] != ATOMIC_SWAP or \
             cs[0]["compare"] != (start + ATOMIC_ADD) & U64:
         return "add=0x%x, then compare=start+0x%x swap=0x%016x" % (
             ATOMIC_ADD, ATOMIC_ADD, ATOMIC_SWAP), HINTS["atomic_ops"]
