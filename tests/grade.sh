@@ -1,11 +1,13 @@
 #!/bin/bash
 # The grader (vm/grade, vm/grade-all) judged on known programs, in one batch
-# (one boot of the guests): the reference scores full marks, the skeleton 0
-# with "not implemented", a differently written correct solution full marks,
-# each seeded mistake of vm/grader/mistakes/ loses its step with its hint,
-# and hostile submissions cost only their own score.  Then make grade
-# itself: the untouched skeleton, and a correct lab with its wall time;
-# and make dist, whose handout grades without the solution's source.
+# (one boot of the guests): the reference scores full marks in every part,
+# the skeleton 0 with "not implemented", a differently written correct
+# solution full marks, each seeded mistake of vm/grader/mistakes/ loses its
+# step with its hint (a part-two mistake leaves the core whole), and
+# hostile submissions cost only their own score.  Then make grade itself:
+# the untouched skeleton, and a correct lab with its wall time; and make
+# dist, whose handout grades without the solution's source and holds only
+# the TODOs of the parts chosen in lab/steps.h.
 set -u
 # shellcheck source=tests/lib.sh
 . "$(dirname "$0")/lib.sh"
@@ -77,9 +79,23 @@ else
 	fail "grade-all (status $rc)" "$t_tmp/batch.log"
 fi
 
-# score NAME: total score of a student, from report.csv.
-score() {
-	awk -F, -v n="$1" '$1 == n { print $11 }' "$out/report.csv"
+# col NAME COLUMN: a student's value in report.csv's column of that name.
+col() {
+	awk -F, -v n="$1" -v c="$2" '
+	NR == 1 { for (i = 1; i <= NF; i++) k[$i] = i; next }
+	$1 == n && (c in k) { print $(k[c]) }' "$out/report.csv"
+}
+# score NAME: the core score of a student; part2 NAME: part two's.
+score() { col "$1" score; }
+part2() { col "$1" part2; }
+# The parts this tree grades, and the full marks of each.
+parts=$(sed -n 's/^#define LAB_PARTS \([0-9]*\)$/\1/p' lab/steps.h)
+max2=$(sed -n 's/^LAB_STEP([a-z_]*, \([0-9]*\), 2)$/\1/p' lab/steps.h |
+	awk '{ t += $1 } END { print t + 0 }')
+[ "${parts:-1}" -ge 2 ] || max2=''
+# step_part STEP: the part a step belongs to.
+step_part() {
+	sed -n "s/^LAB_STEP($1, [0-9]*, \([0-9]*\))\$/\1/p" lab/steps.h
 }
 # step_score NAME STEP
 step_score() {
@@ -91,15 +107,16 @@ print(r["steps"][sys.argv[2]]["score"])' \
 
 rep=$out/students
 for s in reference reference-2 alt tarball; do
-	if [ "$(score "$s")" = 20 ]; then
-		ok "$s: 20/20"
+	if [ "$(score "$s")" = 20 ] && [ "$(part2 "$s")" = "$max2" ]; then
+		ok "$s: 20/20${max2:+, part two $max2/$max2}"
 	else
-		fail "$s: $(score "$s")/20" "$rep/$s/report.txt"
+		fail "$s: $(score "$s")/20${max2:+, part two $(part2 "$s")/$max2}" \
+			"$rep/$s/report.txt"
 	fi
 done
-if [ "$(score skeleton)" = 0 ] &&
+if [ "$(score skeleton)" = 0 ] && [ "$(part2 skeleton)" = "${max2:+0}" ] &&
 	grep -q "not implemented" "$rep/skeleton/report.txt"; then
-	ok "skeleton: 0/20, not implemented"
+	ok "skeleton: 0/20${max2:+, part two 0/$max2}, not implemented"
 else
 	fail "skeleton: $(score skeleton)/20" "$rep/skeleton/report.txt"
 fi
@@ -121,15 +138,21 @@ print(json.load(open(sys.argv[1]))["steps"][sys.argv[2]]["hint"])' \
 		echo "$got" | grep -Eq -- "$hint" ||
 			why="hint for $step is '$got', wanted /$hint/"
 	fi
-	# Every step before the seeded one keeps its points.
+	# Every step before the seeded one keeps its points; a mistake of a
+	# later part leaves the core whole (teardown included).
 	for s in "${steps[@]}"; do
 		[ -z "$why" ] || break
 		[ "$s" != "$step" ] || break
 		[ "$(step_score "$name" "$s")" != 0 ] ||
 			why="$s lost its points too, before $step"
 	done
+	if [ -z "$why" ] && [ "$(step_part "$step")" != 1 ] &&
+		[ "$(score "$name")" != 20 ]; then
+		why="a part-two mistake cost the core: $(score "$name")/20"
+	fi
 	if [ -z "$why" ]; then
-		ok "mistake $name: loses $step, hint /$hint/"
+		ok "mistake $name: loses $step, hint /$hint/$([ "$(step_part \
+			"$step")" = 1 ] || echo ", core 20/20")"
 	else
 		fail "mistake $name: $why" "$rep/$name/report.txt"
 	fi
@@ -240,20 +263,27 @@ make -s grade GRADE_ARGS="--out $t_tmp/g1 --results $t_tmp/results.json" \
 	>"$log" 2>&1
 rc=$?
 if [ "$rc" != 0 ] && grep -q '^Score: 0/20' "$log" &&
+	{ [ -z "$max2" ] || grep -q "^Part two: 0/$max2\$" "$log"; } &&
 	grep -q 'not implemented' "$log" &&
 	grep -q '^open_device  *0/2  FAIL' "$log"; then
-	ok "make grade on the skeleton: Score: 0/20, not implemented, status $rc"
+	ok "make grade on the skeleton: Score: 0/20${max2:+, Part two: 0/$max2}," \
+		"not implemented, status $rc"
 else
 	fail "make grade on the skeleton (status $rc)" "$log"
 fi
+# One test per step graded, numbered by part (1.N the core, 2.N part two).
 if python3 -c 'import json,sys
 d = json.load(open(sys.argv[1]))
 t = d["tests"]
+max2 = int(sys.argv[2] or 0)
 assert [x["name"] for x in t][:2] == ["open_device", "create_resources"]
-assert len(t) == 9 and sum(x["max_score"] for x in t) == 20
+core = [x for x in t if x["number"].startswith("1.")]
+two = [x for x in t if x["number"].startswith("2.")]
+assert len(core) == 9 and sum(x["max_score"] for x in core) == 20
+assert sum(x["max_score"] for x in two) == max2 and len(t) == 9 + len(two)
 assert all({"name", "score", "max_score", "output"} <= set(x) for x in t)
-' "$t_tmp/results.json" 2>"$t_tmp/json.err"; then
-	ok "--results writes Gradescope results.json"
+' "$t_tmp/results.json" "$max2" 2>"$t_tmp/json.err"; then
+	ok "--results writes Gradescope results.json (core${max2:+ and part two})"
 else
 	fail "--results" "$t_tmp/json.err"
 fi
@@ -285,13 +315,15 @@ wait "$holder"
 # The time of the first run's own grading, without its wait.
 secs=$(sed -n 's/^(graded in \([0-9]*\) s.*/\1/p' "$log")
 waited=$(sed -n 's/^grade: the guests are free after \([0-9]*\) s$/\1/p' "$log")
-if [ "$rc" = 0 ] && grep -q '^Score: 20/20' "$log"; then
-	ok "make grade on a correct lab: Score: 20/20 in" \
-		"$((${secs:-0} - ${waited:-0})) s"
+if [ "$rc" = 0 ] && grep -q '^Score: 20/20' "$log" &&
+	{ [ -z "$max2" ] || grep -q "^Part two: $max2/$max2\$" "$log"; }; then
+	ok "make grade on a correct lab: Score: 20/20${max2:+, Part two: $max2/$max2}" \
+		"in $((${secs:-0} - ${waited:-0})) s"
 else
 	fail "make grade on a correct lab (status $rc)" "$log"
 fi
-if [ "$rc2" = 0 ] && grep -q '^Score: 5/5' "$log2" && ! grep -q '^connect' "$log2"; then
+if [ "$rc2" = 0 ] && grep -q '^Score: 5/5' "$log2" && ! grep -q '^connect' "$log2" &&
+	! grep -q '^Part two' "$log2"; then
 	ok "vm/grade STEP...: only the steps asked for"
 else
 	fail "vm/grade STEP... (status $rc2)" "$log2"
@@ -341,13 +373,45 @@ if make -s dist >"$t_tmp/dist.log" 2>&1 &&
 	log=$t_tmp/handout-grade.log
 	make -s -C "$h" test >"$log" 2>&1
 	rc=$?
-	if [ "$rc" = 0 ] && grep -q '^Score: 20/20' "$log"; then
-		ok "make test in the handout grades the lab: Score: 20/20"
+	if [ "$rc" = 0 ] && grep -q '^Score: 20/20' "$log" &&
+		{ [ -z "$max2" ] || grep -q "^Part two: $max2/$max2\$" "$log"; }; then
+		ok "make test in the handout grades the lab: Score: 20/20${max2:+, Part two: $max2/$max2}"
 	else
 		fail "make test in the handout (status $rc)" "$log"
 	fi
 else
 	fail "make dist" "$t_tmp/dist.log"
+fi
+
+# A course that does the core only (LAB_PARTS 1 in lab/steps.h, its one
+# place): the handout's lab/main.c has no TODO of a later part and builds.
+# The tree is this one's files as they are, with that one line changed,
+# committed in a repository of its own (make dist packs a commit).
+p1=$t_tmp/parts1
+mkdir -p "$p1"
+git ls-files -z | xargs -0 cp --parents -t "$p1"
+sed -i 's/^#define LAB_PARTS [0-9]*$/#define LAB_PARTS 1/' "$p1/lab/steps.h"
+later=$(sed -n 's/^LAB_STEP(\([a-z_]*\), [0-9]*, [2-9])$/\1/p' lab/steps.h)
+if (cd "$p1" && git init -q && git add -A &&
+	git -c user.name=t -c user.email=t@t commit -qm parts1 &&
+	vm/grader/mkdist "$t_tmp/parts1.tar.gz") >"$t_tmp/dist1.log" 2>&1 &&
+	mkdir -p "$t_tmp/h1" && tar -xzf "$t_tmp/parts1.tar.gz" -C "$t_tmp/h1" &&
+	make -s -C "$t_tmp/h1/rdma-lab" lab/rdma-lab >>"$t_tmp/dist1.log" 2>&1; then
+	h1=$t_tmp/h1/rdma-lab/lab/main.c
+	left=$(for s in $later; do grep -l "step_$s(\|\"$s\")" "$h1" >/dev/null &&
+		echo "$s"; done)
+	todos=$(grep -c '^	return lab_todo(ctx, "' "$h1")
+	if [ -n "$later" ] && [ -z "$left" ] &&
+		[ "$todos" = "$(sed -n '/^LAB_STEP([a-z_]*, [0-9]*, 1)$/p' \
+			lab/steps.h | wc -l)" ]; then
+		ok "make dist with LAB_PARTS 1: $todos TODOs, none of part two" \
+			"($(echo "$later" | tr '\n' ' ' | sed 's/ $//')), builds"
+	else
+		fail "make dist with LAB_PARTS 1: later steps left: ${left:-none}," \
+			"$todos TODOs" "$h1"
+	fi
+else
+	fail "make dist with LAB_PARTS 1" "$t_tmp/dist1.log"
 fi
 
 # A failure's evidence outlives the temporary folder.

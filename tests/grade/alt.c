@@ -2,7 +2,9 @@
  * A correct solution written differently from solution/main.c, for
  * tests/grade.sh: other helpers and names, the receives posted in
  * qp_to_init, the MRs registered in the other order, one send helper for
- * all three operations, a table-driven teardown.  tests/grade.sh puts the
+ * all the core's operations, a table-driven teardown; in part two the
+ * atomic word 64 bytes into the buffer, both atomics posted before either
+ * is waited for, each original value in its own 8 bytes.  tests/grade.sh puts the
  * HELPERS block before step_open_device in lab/main.c and each STEP block
  * in place of that step's "return lab_todo(...)".
  */
@@ -57,9 +59,9 @@ static int alt_issue(struct lab_ctx *ctx, enum ibv_wr_opcode op,
 	req.num_sge = 1;
 	req.opcode = op;
 	req.send_flags = IBV_SEND_SIGNALED;
-	if (op == IBV_WR_SEND_WITH_IMM)
+	if (op == IBV_WR_SEND_WITH_IMM || op == IBV_WR_RDMA_WRITE_WITH_IMM)
 		req.imm_data = htonl(ctx->opt.imm);
-	if (op == IBV_WR_RDMA_WRITE) {
+	if (op == IBV_WR_RDMA_WRITE || op == IBV_WR_RDMA_WRITE_WITH_IMM) {
 		req.wr.rdma.remote_addr = ctx->remote.addr;
 		req.wr.rdma.rkey = ctx->remote.rkey;
 	}
@@ -85,6 +87,27 @@ static int alt_take(struct lab_ctx *ctx, uint64_t slot, bool imm)
 		ctx->imm_received = be32toh(wc.imm_data);
 	ctx->recv_len[slot] = wc.byte_len;
 	return 0;
+}
+/* Part two: one atomic on the server's word, its original value written
+ * 8 * slot bytes into ctx->buf; not waited for. */
+static int alt_atomic(struct lab_ctx *ctx, int slot,
+		      enum ibv_wr_opcode op, uint64_t operand)
+{
+	struct ibv_sge piece = {(uintptr_t)ctx->buf + 8 * slot, 8,
+				ctx->buf_mr->lkey};
+	struct ibv_send_wr req;
+
+	memset(&req, 0, sizeof(req));
+	req.wr_id = 200 + slot;
+	req.sg_list = &piece;
+	req.num_sge = 1;
+	req.opcode = op;
+	req.send_flags = IBV_SEND_SIGNALED;
+	req.wr.atomic.remote_addr = ctx->atomic_addr;
+	req.wr.atomic.rkey = ctx->remote.rkey;
+	req.wr.atomic.compare_add = operand;
+	req.wr.atomic.swap = LAB_ATOMIC_SWAP;
+	return lab_post_send(ctx, &req);
 }
 /* STEP open_device */
 	struct ibv_device **devs;
@@ -149,10 +172,13 @@ static int alt_take(struct lab_ctx *ctx, uint64_t slot, bool imm)
 		if (!ctx->recv_mr)
 			return lab_fail_verb(ctx, "ibv_reg_mr", errno);
 	}
-	ctx->buf_mr = ibv_reg_mr(ctx->pd, ctx->buf, ctx->buf_len,
-				 srv ? IBV_ACCESS_REMOTE_WRITE |
-					   IBV_ACCESS_LOCAL_WRITE
-				     : 0);
+	ctx->buf_mr = ibv_reg_mr(
+		ctx->pd, ctx->buf, ctx->buf_len,
+		srv ? IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_LOCAL_WRITE |
+			      (LAB_PARTS > 1 ? IBV_ACCESS_REMOTE_ATOMIC |
+						       IBV_ACCESS_REMOTE_READ
+					     : 0)
+		    : (LAB_PARTS > 1 ? IBV_ACCESS_LOCAL_WRITE : 0));
 	if (!ctx->buf_mr)
 		return lab_fail_verb(ctx, "ibv_reg_mr", errno);
 	memset(&qpa, 0, sizeof(qpa));
@@ -170,7 +196,11 @@ static int alt_take(struct lab_ctx *ctx, uint64_t slot, bool imm)
 	st.qp_state = IBV_QPS_INIT;
 	st.port_num = ctx->opt.ib_port;
 	if (!ctx->opt.host)
-		st.qp_access_flags = IBV_ACCESS_REMOTE_WRITE;
+		st.qp_access_flags =
+			IBV_ACCESS_REMOTE_WRITE |
+			(LAB_PARTS > 1 ? IBV_ACCESS_REMOTE_ATOMIC |
+						 IBV_ACCESS_REMOTE_READ
+				       : 0);
 	if (alt_to(ctx, &st,
 		   IBV_QP_STATE | IBV_QP_PKEY_INDEX | IBV_QP_PORT |
 		       IBV_QP_ACCESS_FLAGS,
@@ -262,6 +292,70 @@ static int alt_take(struct lab_ctx *ctx, uint64_t slot, bool imm)
 		      IBV_WC_RDMA_WRITE))
 		return -1;
 	return lab_send_write_done(ctx, strlen(ctx->opt.write_msg));
+/* STEP read */
+	if (!ctx->opt.host)
+		return 0;
+	struct ibv_sge piece = {(uintptr_t)ctx->buf,
+				(uint32_t)strlen(ctx->opt.write_msg),
+				ctx->buf_mr->lkey};
+	struct ibv_send_wr req = {.wr_id = 300, .sg_list = &piece,
+				  .num_sge = 1, .opcode = IBV_WR_RDMA_READ,
+				  .send_flags = IBV_SEND_SIGNALED};
+	struct ibv_wc wc;
+
+	req.wr.rdma.remote_addr = ctx->remote.addr;
+	req.wr.rdma.rkey = ctx->remote.rkey;
+	memset(ctx->buf, 0xff, piece.length);
+	if (lab_post_send(ctx, &req) || lab_wait_wc(ctx, &wc))
+		return -1;
+	ctx->read_len = piece.length;
+	return wc.opcode == IBV_WC_RDMA_READ ? 0 : lab_fail(ctx, "not a READ");
+/* STEP write_imm */
+	struct ibv_wc wc;
+
+	if (ctx->opt.host)
+		return alt_issue(ctx, IBV_WR_RDMA_WRITE_WITH_IMM,
+				 ctx->opt.message, IBV_WC_RDMA_WRITE);
+	if (lab_wait_wc(ctx, &wc))
+		return -1;
+	if (wc.opcode != IBV_WC_RECV_RDMA_WITH_IMM ||
+	    !(wc.wc_flags & IBV_WC_WITH_IMM))
+		return lab_fail(ctx, "not a WRITE with immediate");
+	ctx->write_imm_imm = be32toh(wc.imm_data);
+	ctx->write_imm_len = wc.byte_len;
+	return 0;
+/* STEP atomic */
+	if (!ctx->opt.host) {
+		uint64_t *word = (uint64_t *)(ctx->buf + 64);
+		unsigned int seed = (unsigned int)getpid();
+
+		*word = (uint64_t)rand_r(&seed) << 40 ^ (uint64_t)time(NULL);
+		ctx->atomic_start = *word;
+		ctx->atomic_addr = (uintptr_t)word;
+		if (lab_send_atomic_target(ctx, ctx->atomic_addr, *word) ||
+		    lab_recv_atomic_done(ctx))
+			return -1;
+		ctx->atomic_final = __atomic_load_n(word, __ATOMIC_SEQ_CST);
+		return 0;
+	}
+	/* The start is known: both atomics go out before either is waited
+	 * for (the QP runs them in order). */
+	if (lab_recv_atomic_target(ctx) ||
+	    alt_atomic(ctx, 0, IBV_WR_ATOMIC_FETCH_AND_ADD, LAB_ATOMIC_ADD) ||
+	    alt_atomic(ctx, 1, IBV_WR_ATOMIC_CMP_AND_SWP,
+		       ctx->atomic_start + LAB_ATOMIC_ADD))
+		return -1;
+	for (int k = 0; k < 2; k++) {
+		struct ibv_wc wc;
+
+		if (lab_wait_wc(ctx, &wc))
+			return -1;
+		if (wc.wr_id < 200 || wc.wr_id > 201)
+			return lab_fail(ctx, "unexpected completion");
+		memcpy(&ctx->atomic_orig[wc.wr_id - 200],
+		       ctx->buf + 8 * (wc.wr_id - 200), 8);
+	}
+	return lab_send_atomic_done(ctx);
 /* STEP teardown */
 	int bad = 0;
 

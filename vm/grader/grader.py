@@ -35,20 +35,46 @@ import sys
 import tarfile
 import zipfile
 
-def read_steps(path=os.path.join(os.path.dirname(os.path.abspath(__file__)),
-                                  "..", "..", "lab", "steps.h")):
-    """[(step, points)] from lab/steps.h, the one home of the step list."""
+LAB = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..",
+                   "lab")
+
+
+def read_steps(path=os.path.join(LAB, "steps.h")):
+    """[(step, points, part)] and LAB_PARTS from lab/steps.h, the one home
+    of the step list and of the parts a course does."""
     with open(path, encoding="utf-8") as f:
-        steps = [(m.group(1), int(m.group(2))) for m in
-                 re.finditer(r"^LAB_STEP\((\w+), (\d+), \d+\)$", f.read(), re.M)]
-    if not steps:
-        sys.exit("grader: no LAB_STEP lines in " + path)
-    return steps
+        text = f.read()
+    steps = [(m.group(1), int(m.group(2)), int(m.group(3))) for m in
+             re.finditer(r"^LAB_STEP\((\w+), (\d+), (\d+)\)$", text, re.M)]
+    parts = re.search(r"^#define LAB_PARTS (\d+)$", text, re.M)
+    if not steps or not parts:
+        sys.exit("grader: no LAB_STEP lines or no LAB_PARTS in " + path)
+    return steps, int(parts.group(1))
 
 
-STEPS = read_steps()
-STEP_NAMES = [s for s, _ in STEPS]
+def read_define(name, path=os.path.join(LAB, "lab.h")):
+    """An integer #define of lab/lab.h (the constants the steps use)."""
+    with open(path, encoding="utf-8") as f:
+        m = re.search(r"^#define %s\s+(0x[0-9a-fA-F]+|\d+)[uUlL]*\s*$" %
+                      name, f.read(), re.M)
+    if not m:
+        sys.exit("grader: no #define %s in %s" % (name, path))
+    return int(m.group(1), 0)
+
+
+STEP_TABLE, LAB_PARTS = read_steps()
+# Every step of lab/steps.h with its points, whatever the parts: the
+# judges and docs/grading.md's table cover them all.
+STEPS = [(s, pts) for s, pts, _ in STEP_TABLE]
 POINTS = dict(STEPS)
+PART = {s: part for s, _, part in STEP_TABLE}
+# The steps graded: those of parts 1..LAB_PARTS.  Part 1 is the core,
+# scored on the "Score:" line; each later part has a line of its own.
+GRADED = [(s, pts) for s, pts, part in STEP_TABLE if part <= LAB_PARTS]
+STEP_NAMES = [s for s, _ in GRADED]
+PART_LINE = {1: "Score", 2: "Part two"}
+ATOMIC_ADD = read_define("LAB_ATOMIC_ADD")
+ATOMIC_SWAP = read_define("LAB_ATOMIC_SWAP")
 PAIRINGS = {
     "p1": {"server": "student", "client": "ref"},
     "p2": {"server": "ref", "client": "student"},
@@ -63,16 +89,26 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 
 # ibv constants (verbs.h)
 ACCESS_LOCAL_WRITE, ACCESS_REMOTE_WRITE = 1, 2
+ACCESS_REMOTE_READ, ACCESS_REMOTE_ATOMIC = 4, 8
 QPS_INIT, QPS_RTR, QPS_RTS = 1, 2, 3
 QPT_RC = 2
+QP_MAX_QP_RD_ATOMIC, QP_MAX_DEST_RD_ATOMIC = 0x2000, 0x20000
+WR_RDMA_READ, WR_CMP_SWP, WR_FETCH_ADD = 4, 5, 6
+WC_RDMA_WRITE, WC_RDMA_READ, WC_COMP_SWAP, WC_FETCH_ADD = 1, 2, 3, 4
+WC_RECV_RDMA_WITH_IMM = 129
+# BTH opcodes of RC (their names: vm/opcodes.tsv)
 OP_SEND = {0, 1, 2, 3, 4, 5}
 OP_SEND_IMM = {3, 5}
 OP_WRITE = {6, 7, 8, 9, 10, 11}
 OP_ACK = 17
 OP_FIRST = {0, 6}
 OP_END = {2, 3, 4, 5, 8, 9, 10, 11}
-WC_RDMA_WRITE = 1
+OP_READ_REQ = 12
+OP_READ_RESP = {13, 14, 15, 16}  # FIRST, MIDDLE, LAST, ONLY
+OP_ATOMIC_ACK, OP_CMP_SWAP, OP_FETCH_ADD = 18, 19, 20
+OP_RESPONSE = OP_READ_RESP | {OP_ACK, OP_ATOMIC_ACK}
 PSN_MOD = 1 << 24
+U64 = (1 << 64) - 1
 
 HINTS = {
     "todo": "the step is still a TODO: implement it in lab/main.c",
@@ -165,6 +201,48 @@ HINTS = {
     "popen): only what your own process does is graded",
     "forged": "the program wrote into the grader's trace: only the "
     "tracer may",
+    # Part two.
+    "read_op": "use IBV_WR_RDMA_READ with wr.rdma.remote_addr and rkey as "
+    "the server advertised, strlen(-w) bytes into ctx->buf",
+    "read_data": "the READ brought back other bytes: read strlen(-w) bytes "
+    "from the address the server advertised (ctx->remote.addr)",
+    "read_mr": "REMOTE_READ missing: the server's MR needs "
+    "IBV_ACCESS_REMOTE_READ in ibv_reg_mr() for the client's RDMA READ",
+    "read_qp": "REMOTE_READ missing: the server QP's qp_access_flags lack "
+    "IBV_ACCESS_REMOTE_READ (ibv_modify_qp to INIT)",
+    "rd_credits": "no read credits: READs and atomics need RTR "
+    "max_dest_rd_atomic >= 1 on the server and RTS max_rd_atomic >= 1 on "
+    "the client",
+    "read_local": "the READ's data and an atomic's original value are "
+    "written into the client's own MR: register it with "
+    "IBV_ACCESS_LOCAL_WRITE (and use its lkey)",
+    "read_traced": "the READ must be done by your own program: post an "
+    "IBV_WR_RDMA_READ and wait for its completion",
+    "wimm_opcode": "use IBV_WR_RDMA_WRITE_WITH_IMM for write_imm, with "
+    "imm_data = htonl(--imm), to the address and rkey the server "
+    "advertised",
+    "wimm_wait": "wait for the receive completion of the WRITE with "
+    "immediate (IBV_WC_RECV_RDMA_WITH_IMM) before reading the buffer: its "
+    "immediate is the signal that the data is there; store its byte_len "
+    "and ntohl(imm_data)",
+    "atomic_align": "the atomic word must be 8-byte aligned: the device "
+    "refuses an atomic on any other address (IBV_WC_REM_INV_REQ_ERR)",
+    "atomic_mr": "the atomic word must lie inside an MR registered with "
+    "IBV_ACCESS_REMOTE_ATOMIC, and the client must use that MR's rkey",
+    "atomic_qp": "REMOTE_ATOMIC missing: the server QP's qp_access_flags "
+    "lack IBV_ACCESS_REMOTE_ATOMIC (ibv_modify_qp to INIT)",
+    "atomic_ops": "FETCH_AND_ADD LAB_ATOMIC_ADD first, then "
+    "COMPARE_AND_SWAP with compare = what the add returned + "
+    "LAB_ATOMIC_ADD and swap = LAB_ATOMIC_SWAP, both on the advertised "
+    "word (wr.atomic, not wr.rdma)",
+    "atomic_start": "the word at the address you advertise must hold the "
+    "start value you advertise: write it before lab_send_atomic_target()",
+    "atomic_final": "read the word only after lab_recv_atomic_done(): the "
+    "client's atomics change it",
+    "atomic_notice": "the atomic notice went out before both atomics "
+    "completed: wait for each completion before lab_send_atomic_done()",
+    "atomic_traced": "the atomics must be done by your own program: post "
+    "them and wait for their completions",
 }
 
 
@@ -266,7 +344,9 @@ def pcap_records(data):
 
 
 def parse_pcap(path):
-    """RoCEv2 packets: dicts with src, dst, op, qp, psn, reth, imm, aeth."""
+    """RoCEv2 packets: dicts with src, dst, op, qp, psn, reth, imm, aeth,
+    atomic (an atomic request's swap/add and compare data) and orig (an
+    ATOMIC ACKNOWLEDGE's original value)."""
     pk = []
     try:
         data = open(path, "rb").read()
@@ -296,18 +376,26 @@ def parse_pcap(path):
         x = {"frame": n, "src": src, "dst": dst, "op": op,
              "qp": int.from_bytes(b[5:8], "big"),
              "psn": int.from_bytes(b[9:12], "big"), "reth": None,
-             "imm": None, "aeth": None}
+             "imm": None, "aeth": None, "atomic": None, "orig": None}
         h = 12
-        if op in (6, 10, 11):
+        if op in (6, 10, 11, OP_READ_REQ) and len(b) >= h + 16:
             va, rkey, ln = struct.unpack(">QII", b[h:h + 16])
             x["reth"] = (va, rkey, ln)
             h += 16
+        if op in (OP_CMP_SWAP, OP_FETCH_ADD) and len(b) >= h + 28:
+            # AtomicETH: VA, rkey, swap (or add) data, compare data.
+            va, rkey, swap, cmp = struct.unpack(">QIQQ", b[h:h + 28])
+            x["reth"], x["atomic"] = (va, rkey, None), (swap, cmp)
+            h += 28
         if op in (3, 5, 9, 11):
             x["imm"] = struct.unpack(">I", b[h:h + 4])[0]
             h += 4
         if op in (13, 15, 16, 17, 18):
             x["aeth"] = b[h]
             h += 4
+        if op == OP_ATOMIC_ACK and len(b) >= h + 8:
+            x["orig"] = struct.unpack(">Q", b[h:h + 8])[0]
+            h += 8
         end = max(h, len(b) - ((b[1] >> 4) & 3) - 4)
         x["len"], x["data"] = end - h, b[h:end]
         pk.append(x)
@@ -436,6 +524,79 @@ def wire_messages(packets, src, qp):
     return msgs
 
 
+def wire_reads(packets, cli, srv, qp):
+    """The READ REQUESTs cli sent to QP qp (a retransmission counts once),
+    each with what srv answered: data (the READ RESPONSE payloads from the
+    request's PSN on, FIRST/MIDDLE.../LAST or ONLY, joined), done (the
+    response came whole and its AETH is an ACK) and nak (the syndrome of a
+    NAK for its PSN, or None)."""
+    resp, out, seen = {}, [], set()
+    for x in packets or []:
+        if x["src"] == srv and x["op"] in OP_READ_RESP:
+            resp.setdefault(x["psn"], x)
+    for x in packets or []:
+        if x["src"] != cli or x["qp"] != qp or x["op"] != OP_READ_REQ or \
+                x["psn"] in seen:
+            continue
+        seen.add(x["psn"])
+        r = {"psn": x["psn"], "frame": x["frame"], "reth": x["reth"],
+             "data": b"", "done": False, "nak": nak_for(packets, srv, x)}
+        psn, first = x["psn"], True
+        while psn in resp:
+            y = resp[psn]
+            if (y["op"] in (13, 16)) != first:
+                break
+            r["data"] += y["data"]
+            if y["op"] in (15, 16):
+                r["done"] = y["aeth"] is not None and y["aeth"] >> 5 == 0
+                break
+            psn, first = (psn + 1) % PSN_MOD, False
+        out.append(r)
+    return out
+
+
+def wire_atomics(packets, cli, srv, qp):
+    """The atomic requests cli sent to QP qp, in PSN order (a
+    retransmission counts once): dicts with kind (fetch_add, cmp_swap),
+    va, rkey, swap_add, compare, psn, frame, orig (the original value of
+    srv's ATOMIC ACKNOWLEDGE for that PSN, if its AETH is an ACK) and nak
+    (the syndrome of a NAK for its PSN, or None)."""
+    acks, out, seen = {}, [], set()
+    for x in packets or []:
+        if x["src"] == srv and x["op"] == OP_ATOMIC_ACK and \
+                x["aeth"] is not None and x["aeth"] >> 5 == 0:
+            acks.setdefault(x["psn"], x["orig"])
+    reqs = [x for x in packets or [] if x["src"] == cli and x["qp"] == qp
+            and x["op"] in (OP_CMP_SWAP, OP_FETCH_ADD) and x["atomic"]]
+    for x in reqs:
+        if x["psn"] in seen:
+            continue
+        seen.add(x["psn"])
+        out.append({"kind": "cmp_swap" if x["op"] == OP_CMP_SWAP else
+                    "fetch_add", "va": x["reth"][0], "rkey": x["reth"][1],
+                    "swap_add": x["atomic"][0], "compare": x["atomic"][1],
+                    "psn": x["psn"], "frame": x["frame"],
+                    "orig": acks.get(x["psn"]),
+                    "nak": nak_for(packets, srv, x)})
+    if out:
+        base = out[0]["psn"]
+        out.sort(key=lambda a: (a["psn"] - base) % PSN_MOD)
+    return out
+
+
+def nak_for(packets, srv, req):
+    """The AETH syndrome of a NAK (not RNR) srv sent for req's PSN."""
+    for x in packets or []:
+        if x["src"] == srv and x["op"] == OP_ACK and x["psn"] == req["psn"] \
+                and x["aeth"] is not None and x["aeth"] >> 5 == 3:
+            return x["aeth"]
+    return None
+
+
+NAK_TEXT = {0x60: "PSN sequence error", 0x61: "invalid request",
+            0x62: "remote access error", 0x63: "remote operational error"}
+
+
 def acked(packets, src, msg):
     """An ACK from src covers the message's last packet."""
     return any(x["src"] == src and x["aeth"] is not None and
@@ -472,14 +633,68 @@ def write_done_early(tr):
     """The write notice went out before any successful RDMA WRITE
     completion was polled.  None when the trace cannot tell (no notice,
     or completions read by an API the tracer does not see)."""
+    return notice_early(tr, "write_done", [WC_RDMA_WRITE])
+
+
+def notice_early(tr, note, opcodes):
+    """The note came before a successful completion of each opcode in
+    opcodes was polled (True), after them (False), or the trace cannot
+    tell (None: no note, or no completion seen at all)."""
     if not any(e["_fn"] == "wc" for e in tr):
         return None
+    left = list(opcodes)
     for e in tr:
-        if e["_fn"] == "wc" and num(e.get("opcode")) == WC_RDMA_WRITE \
-                and num(e.get("status")) == 0:
-            return False
-        if e["_fn"] == "note" and e.get("what") == "write_done":
+        if e["_fn"] == "wc" and num(e.get("status")) == 0 and \
+                num(e.get("opcode")) in left:
+            left.remove(num(e.get("opcode")))
+            if not left:
+                return False
+        if e["_fn"] == "note" and e.get("what") == note:
             return True
+    return None
+
+
+def good_wcs(tr, opcode):
+    """The successful completions of that opcode polled, in order."""
+    return [e for e in tr if e["_fn"] == "wc" and
+            num(e.get("opcode")) == opcode and num(e.get("status")) == 0]
+
+
+def write_received(got, wmsg, msg):
+    """What a server printed for the write step is the WRITE payload.  With
+    part two, the client's WRITE with immediate puts the message at the
+    same address right after, with nothing in between to wait for: a
+    server that prints a moment late shows the payload partly or wholly
+    overwritten by it.  Any byte of either is the work done; any other
+    byte (an early read) is not."""
+    if got is None or len(got) != len(wmsg):
+        return False
+    if got == wmsg or "write_imm" not in STEP_NAMES:
+        return got == wmsg
+    return all(g == w or (i < len(msg) and g == msg[i])
+               for i, (g, w) in enumerate(zip(got, wmsg)))
+
+
+def server_mrs(X):
+    """The MRs of the server X: traced for a student (with their access),
+    printed by the reference (access None: the reference's is right)."""
+    if X.who == "ref":
+        a = num(X.val("create_resources", "buf"))
+        n = num(X.val("create_resources", "len"))
+        k = num(X.val("create_resources", "rkey"))
+        return [] if None in (a, n, k) else [
+            {"addr": a, "len": n, "rkey": k, "access": None}]
+    return [{"addr": num(m.get("addr"), -1), "len": num(m.get("len"), 0),
+             "rkey": num(m.get("rkey")), "access": num(m.get("access"), 0)}
+            for m in X.calls("ibv_reg_mr", lambda e: created(e["_ret"]))]
+
+
+def mr_of(mrs, va, rkey, size=1):
+    """The MR among mrs whose rkey is rkey and which holds [va, va+size)."""
+    for m in mrs:
+        if m["rkey"] == rkey and m["addr"] <= va and \
+                va + size <= m["addr"] + m["len"]:
+            return m
     return None
 
 
@@ -518,6 +733,12 @@ class Side:
             if not self.ok(s):
                 return s
         return None
+
+    def reached(self, step):
+        """The program got to step: it did not stop at an earlier one."""
+        stop = self.stopped_at()
+        return stop is None or STEP_NAMES.index(stop) >= \
+            STEP_NAMES.index(step)
 
     def timed_out(self):
         return self.rc in (124, 137) and not self.note
@@ -643,6 +864,49 @@ class Evidence:
         self.naks = rnr_naks(packets, self.srv_ip, self.msgs) \
             if side == "server" else []
         self.posted, self.barrier = recvs_before(self.tr, "barrier")
+
+        # Part two: the client's READs and atomics on the server's QP, and
+        # the server's MRs they must target.
+        self.srv, self.cli = pair["server"], pair["client"]
+        srv_qpn = qpn_of(pair["server"])
+        self.reads = wire_reads(packets, self.cli_ip, self.srv_ip, srv_qpn)
+        self.atomics = wire_atomics(packets, self.cli_ip, self.srv_ip,
+                                    srv_qpn)
+        self.srv_mrs = server_mrs(pair["server"])
+
+    def ok_init(self):
+        """The successful INIT transition's attributes, or None."""
+        good = [e for e in self.init if e["_ret"] == "0"]
+        return good[-1] if good else None
+
+    def credits(self, state, mask, key):
+        """The read credits the student set in the last successful
+        RTR/RTS transition, or None when it did not set them there."""
+        good = [e for e in (self.rtr if state == QPS_RTR else self.rts)
+                if e["_ret"] == "0"]
+        if not good or not num(good[-1].get("mask"), 0) & mask:
+            return None
+        return num(good[-1].get(key))
+
+    def no_credits(self):
+        """Why this side gives READs and atomics no credits: its RTR
+        max_dest_rd_atomic (server) or RTS max_rd_atomic (client) is 0."""
+        if self.side == "server":
+            v = self.credits(QPS_RTR, QP_MAX_DEST_RD_ATOMIC,
+                             "max_dest_rd_atomic")
+            return "RTR max_dest_rd_atomic=0" if v == 0 else None
+        v = self.credits(QPS_RTS, QP_MAX_QP_RD_ATOMIC, "max_rd_atomic")
+        return "RTS max_rd_atomic=0" if v == 0 else None
+
+    def remote_access(self, flag):
+        """What of the student server's MRs and QP lacks the access flag
+        (remote read or atomic): "MR", "QP" or None."""
+        if not any(m["access"] & flag for m in self.srv_mrs):
+            return "MR"
+        init = self.ok_init()
+        if init is not None and not num(init.get("access"), 0) & flag:
+            return "QP"
+        return None
 
     def wire_ops(self, src, kinds):
         return [x for x in (self.packets or []) if x["src"] == src and
@@ -904,8 +1168,10 @@ def judge_connect(ev, c):
             c.bad("timeout between 1 and 31 (an ACK wait with a bound)",
                   "timeout=0 (wait forever)", HINTS["timeout"])
         if packets and ip and qpn is not None:
+            # READ responses and atomic ACKs come to the client's QP too;
+            # only requests call for an ACK.
             reqs = [x for x in packets if x["qp"] == qpn and
-                    x["dst"] == ip and x["op"] != OP_ACK]
+                    x["dst"] == ip and x["op"] not in OP_RESPONSE]
             acks = [x for x in packets if x["src"] == ip and
                     x["aeth"] is not None]
             if reqs and not acks:
@@ -1024,7 +1290,8 @@ def judge_write(ev, c):
     no_wire = ev.no_wire
     writes = wire_ops(cli_ip, OP_WRITE)
     if side == "server":
-        if S.ok("write") and S.val("write", "received") != wmsg:
+        if S.ok("write") and not write_received(
+                S.val("write", "received"), wmsg, ev.msg):
             got = S.val("write", "received") or ""
             c.bad("received the %d-byte WRITE payload" % len(wmsg),
                   "received %d bytes%s" % (len(got), " (before the data "
@@ -1049,8 +1316,8 @@ def judge_write(ev, c):
                       HINTS["adv_wrong"] if allowed
                       else HINTS["write_access"])
     else:
-        if P.who == "ref" and S.ok("write") and \
-                P.val("write", "received") != wmsg:
+        if P.who == "ref" and S.ok("write") and not write_received(
+                P.val("write", "received"), wmsg, ev.msg):
             c.bad("the reference received the %d-byte WRITE payload" %
                   len(wmsg), "reference: " + (P.fails.get("write") or
                                               "other bytes"),
@@ -1083,6 +1350,354 @@ def judge_write(ev, c):
                   HINTS["early_notice"])
 
 
+def describe_reads(reads):
+    """What the wire shows of the client's READs, for a seen: line."""
+    if not reads:
+        return "no READ REQUEST from the client to the server's QP"
+    r = reads[0]
+    va, rkey, ln = r["reth"]
+    head = "READ REQUEST (frame %d) va=0x%x rkey=0x%x len=%d" % (
+        r["frame"], va, rkey, ln)
+    if r["nak"] is not None:
+        return head + ", answered by a NAK (%s)" % NAK_TEXT.get(
+            r["nak"], "0x%02x" % r["nak"])
+    if not r["done"]:
+        return head + ", no whole READ RESPONSE (%d bytes seen)" % len(
+            r["data"])
+    return head + ", answered with %d bytes, other bytes" % len(r["data"])
+
+
+def judge_read(ev, c):
+    """An RDMA READ of the server's MR brought back the WRITE payload."""
+    S, P, side, wire, wmsg = ev.S, ev.P, ev.side, ev.wire, ev.wmsg
+    reads, mrs = ev.reads, ev.srv_mrs
+    good = [r for r in reads if r["done"] and
+            r["data"].rstrip(b"\0") == ev.bwmsg and
+            mr_of(mrs, r["reth"][0], r["reth"][1], max(r["reth"][2], 1))]
+    want = "an RDMA READ of the %d-byte payload from the server's MR, " \
+        "answered whole with it" % len(wmsg)
+    if side == "client":
+        f = S.fails.get("read") or ""
+        if S.ok("read") and wire and not good:
+            r = reads[0] if reads else None
+            hint = HINTS["read_op"] if r is None else HINTS["rkey"] if \
+                r["nak"] == 0x62 or not mr_of(mrs, r["reth"][0],
+                                              r["reth"][1]) \
+                else HINTS["read_data"]
+            c.bad(want, describe_reads(reads), hint)
+        if S.ok("read") and not good_wcs(ev.tr, WC_RDMA_READ):
+            c.bad("a successful RDMA READ completion polled by your process",
+                  "none in its trace", HINTS["read_traced"])
+        if not S.ok("read") and S.reached("read"):
+            why = ev.no_credits()
+            if why:
+                c.bad("max_rd_atomic >= 1 (READs in flight)", why, None)
+                c.hint = HINTS["rd_credits"]
+            elif "(4)" in f or "local protection" in f:
+                c.hint = HINTS["read_local"]
+            elif ("(10)" in f or "remote access" in f) and \
+                    P.who == "student" and good_mr(reads, mrs):
+                c.hint = HINTS["peer_adv"].replace("WRITE", "READ")
+            elif "(10)" in f or "remote access" in f:
+                c.hint = HINTS["rkey"]
+            elif "(9)" in f or "invalid request" in f:
+                c.hint = HINTS["rd_credits"]
+            elif "not implemented" not in f and not f and c.hint is None \
+                    and not reads:
+                c.hint = HINTS["read_op"]
+        return
+    # The server does nothing in this step: its device answers.  It is
+    # judged by the client's READ of its MR, and blamed only for what is
+    # its own: access, credits, or a READ that reached it unanswered.
+    pf = P.fails.get("read") or ""
+    if not S.reached("read"):
+        return  # it stopped before: judge_own_lines says where
+    reached = [r for r in reads if mr_of(mrs, r["reth"][0], r["reth"][1])]
+    unanswered = [r for r in reached if not r["done"]]
+    if S.ok("read") and not (P.who == "ref" and not P.ok("read")) and \
+            not unanswered and (not wire or good or not P.ok("read")):
+        return
+    # A refused READ also puts the server's QP in ERR, so its own read
+    # line fails too: the cause, when it is one of these, is the hint.
+    miss = ev.remote_access(ACCESS_REMOTE_READ)
+    cred = ev.no_credits()
+    if miss == "MR":
+        c.bad("an MR with IBV_ACCESS_REMOTE_READ (0x4)", "MR access: " +
+              ", ".join("0x%x" % m["access"] for m in mrs), None)
+        c.hint = HINTS["read_mr"]
+    elif miss == "QP":
+        c.bad("qp_access_flags with IBV_ACCESS_REMOTE_READ (0x4)",
+              "qp_access_flags=%s" % ev.ok_init().get("access"), None)
+        c.hint = HINTS["read_qp"]
+    elif cred:
+        c.bad("max_dest_rd_atomic >= 1 (READs the QP answers)", cred, None)
+        c.hint = HINTS["rd_credits"]
+    if wire and (unanswered or not good):
+        c.bad(want, describe_reads(reached or reads), None)
+    if pf:
+        c.bad("the client's READ succeeds", "client: " + pf, None)
+
+
+def good_mr(reads, mrs):
+    """The client's first READ targets an MR of the server (so an access
+    error is the server's)."""
+    return bool(reads) and mr_of(mrs, reads[0]["reth"][0],
+                                 reads[0]["reth"][1]) is not None
+
+
+def judge_write_imm(ev, c):
+    """The message as an RDMA WRITE with immediate into the server's MR;
+    the server's receive completion carries the immediate."""
+    S, P, side, wire = ev.S, ev.P, ev.side, ev.wire
+    msg, bmsg, imm = ev.msg, ev.bmsg, ev.imm
+    good = [m for m in ev.delivered("write_imm", bmsg, imm) if m["reth"]
+            and mr_of(ev.srv_mrs, m["reth"][0], m["reth"][1], len(bmsg))]
+    sent = [m for m in ev.msgs if m["kind"] == "write_imm"]
+    want = "an RDMA WRITE with immediate 0x%08x of the %d-byte message to " \
+        "the server's MR, acknowledged" % (imm, len(msg))
+    if side == "client":
+        f = S.fails.get("write_imm") or ""
+        if S.ok("write_imm") and wire and not good:
+            m = sent[0] if sent else None
+            if m is None:
+                c.bad(want, "no WRITE with immediate from you (kinds: %s)" %
+                      (", ".join(x["kind"] or "?" for x in ev.msgs) or
+                       "none"), HINTS["wimm_opcode"])
+            elif m["imm"] != imm:
+                c.bad(want, "immediate 0x%08x on the wire" % m["imm"],
+                      HINTS["imm_htonl"] if m["imm"] == bswap32(imm)
+                      else HINTS["wimm_opcode"])
+            elif not m["reth"] or not mr_of(ev.srv_mrs, m["reth"][0],
+                                            m["reth"][1]):
+                c.bad(want, "RETH va=0x%x rkey=0x%x: not the server's MR" %
+                      m["reth"][:2] if m["reth"] else "no RETH",
+                      HINTS["rkey"])
+            else:
+                ev.no_wire(c, "a WRITE with immediate of the %d-byte "
+                           "message" % len(msg), "write_imm")
+        if P.who == "ref" and S.ok("write_imm") and (
+                P.val("write_imm", "received") != msg or
+                num(P.val("write_imm", "imm")) != imm):
+            pimm = num(P.val("write_imm", "imm"))
+            c.bad("the reference received the message with imm=0x%08x" %
+                  imm, "reference: " + (P.fails.get("write_imm") or
+                                        "imm=%s" % P.val("write_imm", "imm")),
+                  HINTS["imm_htonl"] if pimm == bswap32(imm)
+                  else HINTS["wimm_opcode"])
+        if not S.ok("write_imm") and "htonl" in f:
+            c.hint = HINTS["imm_htonl"]
+        elif not S.ok("write_imm") and "no matching work request" in f:
+            c.hint = HINTS["wimm_opcode"]
+        return
+    wcs = good_wcs(ev.tr, WC_RECV_RDMA_WITH_IMM)
+    if S.ok("write_imm"):
+        got = num(S.val("write_imm", "imm"))
+        text = S.val("write_imm", "received") or ""
+        if text != msg:
+            # Read before the data came: no completion, the WRITE payload
+            # still there, or a length not the completion's (the line shows
+            # the buffer as it is when printed, the length as taken).
+            old = bool(text) and ev.wmsg.startswith(text[:64])
+            early = not wcs or old or num(S.val("write_imm", "len")) not in [
+                num(e.get("byte_len")) for e in wcs]
+            c.bad("received the %d-byte message in your buffer" % len(msg),
+                  "received %s bytes, other bytes%s" % (
+                      S.val("write_imm", "len"),
+                      " (the write step's)" if old else ""),
+                  HINTS["wimm_wait"] if early else HINTS["write_data"])
+        if got != imm:
+            c.bad("imm=0x%08x" % imm, "imm=%s" % S.val("write_imm", "imm"),
+                  HINTS["imm_ntohl"] if got == bswap32(imm)
+                  else HINTS["wimm_wait"])
+        # The message and the immediate were received before (send,
+        # send_imm): only the completion shows that this step got them.
+        mine = [e for e in wcs if num(e.get("byte_len")) == len(msg) and
+                num(e.get("imm"), imm) == imm]
+        if not mine:
+            c.bad("the receive completion of the WRITE with immediate "
+                  "polled (IBV_WC_RECV_RDMA_WITH_IMM, byte_len=%d, "
+                  "imm=0x%08x)" % (len(msg), imm),
+                  "none in your trace" if not wcs else
+                  "byte_len=%s imm=%s" % (wcs[0].get("byte_len"),
+                                          wcs[0].get("imm")),
+                  HINTS["wimm_wait"])
+        if wire and not good:
+            ev.no_wire(c, "a WRITE with immediate of the %d-byte message "
+                       "to your MR" % len(msg), "write_imm")
+    if S.reached("write_imm"):
+        ev.receive_race(c, "write_imm", 3)
+
+
+def describe_atomics(ats):
+    if not ats:
+        return ["no atomic request from the client to the server's QP"]
+    out = []
+    for a in ats[:3]:
+        out.append("%s (frame %d) va=0x%x rkey=0x%x %s=0x%016x%s: %s" % (
+            "FETCH_ADD" if a["kind"] == "fetch_add" else "CMP_SWAP",
+            a["frame"], a["va"], a["rkey"],
+            "add" if a["kind"] == "fetch_add" else "swap", a["swap_add"],
+            "" if a["kind"] == "fetch_add" else
+            " compare=0x%016x" % a["compare"],
+            "NAK (%s)" % NAK_TEXT.get(a["nak"], "0x%02x" % a["nak"])
+            if a["nak"] is not None else "no ATOMIC ACKNOWLEDGE"
+            if a["orig"] is None else "original 0x%016x" % a["orig"]))
+    return out
+
+
+def atomic_target(ev):
+    """The word's address and start value as the server advertised them:
+    the reference's lines when it plays, else the student server's."""
+    for X, key in ((ev.cli, "remote_addr"), (ev.srv, "addr")):
+        if X.who == "ref" and X.ok("atomic"):
+            return num(X.val("atomic", key)), num(X.val("atomic", "start"))
+    if ev.srv.ok("atomic"):
+        return num(ev.srv.val("atomic", "addr")), \
+            num(ev.srv.val("atomic", "start"))
+    return None, None
+
+
+def atomics_ok(ev, addr, start):
+    """FETCH_ADD then CMP_SWAP on the word at addr, in an MR of the server
+    with its rkey, each acknowledged with the value the word held; a
+    wrong thing, as (what, hint), or None."""
+    ats = ev.atomics
+    fa = [a for a in ats if a["kind"] == "fetch_add"]
+    cs = [a for a in ats if a["kind"] == "cmp_swap"]
+    # Where first: a refused request is never followed by the next one.
+    for a in ats[:2]:
+        if a["va"] % 8:
+            return "an 8-byte aligned address", HINTS["atomic_align"]
+        if addr is not None and a["va"] != addr:
+            return "va=0x%x (the advertised word)" % addr, HINTS["rkey"]
+        if not mr_of(ev.srv_mrs, a["va"], a["rkey"], 8):
+            return "the rkey of the server's MR holding the word", \
+                HINTS["atomic_mr"] if ev.side == "server" else HINTS["rkey"]
+    if not fa or not cs or ats.index(fa[0]) > ats.index(cs[0]):
+        return "FETCH_ADD then CMP_SWAP", HINTS["atomic_ops"]
+    # The start as advertised; when the reference that knew it failed
+    # before printing it, the FETCH_ADD's original value stands in (the
+    # reference's failure says the rest).
+    if start is None:
+        start = fa[0]["orig"]
+    if start is None:
+        return "an ATOMIC ACKNOWLEDGE for the FETCH_ADD", None
+    if fa[0]["swap_add"] != ATOMIC_ADD or \
+            cs[0]["swap_add"] != ATOMIC_SWAP or \
+            cs[0]["compare"] != (start + ATOMIC_ADD) & U64:
+        return "add=0x%x, then compare=start+0x%x swap=0x%016x" % (
+            ATOMIC_ADD, ATOMIC_ADD, ATOMIC_SWAP), HINTS["atomic_ops"]
+    if fa[0]["orig"] != start or cs[0]["orig"] != (start + ATOMIC_ADD) & U64:
+        return "original values 0x%016x, then 0x%016x" % (
+            start, (start + ATOMIC_ADD) & U64), None
+    return None
+
+
+def judge_atomic(ev, c):
+    """FETCH_ADD then CMP_SWAP on the server's aligned word, answered with
+    the values it held; the word ends as LAB_ATOMIC_SWAP."""
+    S, P, side, wire = ev.S, ev.P, ev.side, ev.wire
+    addr, start = atomic_target(ev)
+    want = "FETCH_ADD then CMP_SWAP on the server's word, acknowledged " \
+        "with its start value and start+%d" % ATOMIC_ADD
+    wrong = atomics_ok(ev, addr, start) if wire else None
+    # Where the atomics went: the wire, and the clients' posts (traced,
+    # the reference's too: a device refuses an unaligned atomic when it
+    # is posted, and then nothing reaches the wire).
+    vas = [a["va"] for a in ev.atomics] + [
+        num(e.get("raddr"), 0) for X in (S, P) for e in X.calls(
+            "ibv_post_send", lambda e: num(e.get("opcode")) in
+            (WR_CMP_SWP, WR_FETCH_ADD))] + ([addr] if addr else [])
+    misaligned = [v for v in vas if v % 8]
+    f = S.fails.get("atomic") or ""
+    pf = P.fails.get("atomic") or ""
+    if side == "client":
+        if S.ok("atomic") and wrong:
+            c.bad(want + ": " + wrong[0], describe_atomics(ev.atomics)[0],
+                  wrong[1])
+        if S.ok("atomic") and not (good_wcs(ev.tr, WC_FETCH_ADD) and
+                                   good_wcs(ev.tr, WC_COMP_SWAP)):
+            c.bad("successful FETCH_ADD and COMP_SWAP completions polled "
+                  "by your process", "not both in its trace",
+                  HINTS["atomic_traced"])
+        if S.ok("atomic") and notice_early(
+                ev.tr, "atomic_done", [WC_FETCH_ADD, WC_COMP_SWAP]):
+            c.bad("both atomics' completions before lab_send_atomic_done()",
+                  "the atomic notice went out before them",
+                  HINTS["atomic_notice"])
+        if P.who == "ref" and S.ok("atomic") and not P.ok("atomic"):
+            c.bad("the reference's word ends as 0x%016x (LAB_ATOMIC_SWAP)" %
+                  ATOMIC_SWAP, "reference: " + (pf or "no atomic line"),
+                  HINTS["atomic_ops"])
+        if not S.ok("atomic") and S.reached("atomic"):
+            why = ev.no_credits()
+            if misaligned:
+                c.hint = HINTS["atomic_align"]
+            elif why:
+                c.bad("max_rd_atomic >= 1 (atomics in flight)", why, None)
+                c.hint = HINTS["rd_credits"]
+            elif "(4)" in f or "local protection" in f:
+                c.hint = HINTS["read_local"]
+            elif "(10)" in f or "remote access" in f:
+                c.hint = HINTS["atomic_mr"] if P.who == "student" and \
+                    ev.atomics and mr_of(ev.srv_mrs, ev.atomics[0]["va"],
+                                         ev.atomics[0]["rkey"], 8) \
+                    else HINTS["rkey"]
+        return
+    # Server: its word, aligned, in an MR the client may use; the client's
+    # atomics on it, on the wire; the final value read after them.
+    if S.ok("atomic"):
+        a = num(S.val("atomic", "addr"), 0)
+        if a % 8:
+            c.bad("addr 8-byte aligned", "addr=0x%x" % a,
+                  HINTS["atomic_align"])
+        elif not [m for m in ev.srv_mrs if m["addr"] <= a and a + 8 <=
+                  m["addr"] + m["len"] and m["access"] &
+                  ACCESS_REMOTE_ATOMIC]:
+            c.bad("addr inside an MR with IBV_ACCESS_REMOTE_ATOMIC (0x8)",
+                  "addr=0x%x; MRs: %s" % (a, ", ".join(
+                      "0x%x+%d access=0x%x" % (m["addr"], m["len"],
+                                               m["access"])
+                      for m in ev.srv_mrs)), HINTS["atomic_mr"])
+    client_ok = P.ok("atomic") or P.who == "student"
+    before, cause = c.hint, False
+    if S.reached("atomic") and (not S.ok("atomic") or not P.ok("atomic")):
+        miss = ev.remote_access(ACCESS_REMOTE_ATOMIC)
+        cred = ev.no_credits()
+        if misaligned:
+            c.bad("an 8-byte aligned word", "address 0x%x" % misaligned[0],
+                  None)
+            c.hint = HINTS["atomic_align"]
+        elif miss == "MR":
+            c.bad("an MR with IBV_ACCESS_REMOTE_ATOMIC (0x8)",
+                  "MR access: " + ", ".join("0x%x" % m["access"]
+                                            for m in ev.srv_mrs), None)
+            c.hint = HINTS["atomic_mr"]
+        elif miss == "QP":
+            c.bad("qp_access_flags with IBV_ACCESS_REMOTE_ATOMIC (0x8)",
+                  "qp_access_flags=%s" % ev.ok_init().get("access"), None)
+            c.hint = HINTS["atomic_qp"]
+        elif cred:
+            c.bad("max_dest_rd_atomic >= 1 (atomics the QP answers)", cred,
+                  None)
+            c.hint = HINTS["rd_credits"]
+        elif "expected the start" in pf:
+            c.bad("the word holds the advertised start value",
+                  "client: " + pf, None)
+            c.hint = HINTS["atomic_start"]
+        elif "LAB_ATOMIC_SWAP" in f and client_ok:
+            c.bad("the word read after lab_recv_atomic_done()",
+                  "lab atomic FAIL: " + f, None)
+            c.hint = HINTS["atomic_final"]
+        cause = c.hint is not before  # a branch above named the cause
+        if P.who == "ref" and pf:
+            c.bad("the reference's atomics succeed", "client: " + pf, None)
+    if wire and wrong and not cause and S.reached("atomic") and (
+            S.ok("atomic") or P.who == "ref"):
+        c.bad(want + ": " + wrong[0], describe_atomics(ev.atomics)[0],
+              wrong[1])
+
+
 def judge_teardown(ev, c):
     """Every object destroyed, with 0, in a valid order."""
     S, tr = ev.S, ev.tr
@@ -1105,7 +1720,8 @@ def judge_teardown(ev, c):
 
 
 # The judges by step, in the order of lab/steps.h and of the evidence table
-# of docs/grading.md; the points come from lab/steps.h (STEPS).
+# of docs/grading.md, every part's; the points come from lab/steps.h
+# (STEPS), and only the steps of parts 1..LAB_PARTS are judged.
 JUDGES = {
     "open_device": judge_open_device,
     "create_resources": judge_create_resources,
@@ -1115,6 +1731,9 @@ JUDGES = {
     "send": judge_send,
     "send_imm": judge_send_imm,
     "write": judge_write,
+    "read": judge_read,
+    "write_imm": judge_write_imm,
+    "atomic": judge_atomic,
     "teardown": judge_teardown,
 }
 
@@ -1141,8 +1760,8 @@ def judge_side(pid, pair, side, facts, packets):
     ev = Evidence(pair, side, facts, packets)
     res = {s: Check() for s in STEP_NAMES}
     judge_own_lines(ev, res)
-    for s, judge in JUDGES.items():
-        judge(ev, res[s])
+    for s in STEP_NAMES:  # the steps of the parts graded
+        JUDGES[s](ev, res[s])
     fallback_hints(ev, res)
     return res
 
@@ -1243,7 +1862,7 @@ def cmd_analyze(resdir, rundir, dest):
     if env:
         result["env_error"] = "; ".join(env)
     # Verdicts and evidence text.
-    for s, pts in STEPS:
+    for s, pts in GRADED:
         cs = checks[s]
         ok = bool(cs) and all(c.ok for _, _, c in cs)
         if result["compile_error"]:
@@ -1265,8 +1884,8 @@ def cmd_analyze(resdir, rundir, dest):
                 for x in c.seen:
                     ev.append("    seen:     " + x)
         result["steps"][s] = {"score": pts if ok else 0, "max": pts,
-                              "passed": ok, "evidence": ev,
-                              "hint": hint}
+                              "part": PART[s], "passed": ok,
+                              "evidence": ev, "hint": hint}
     # Student's own lines, marked by the evidence of their own pairing and
     # side (a client that worked in p2 is not blamed for its server), and
     # the wire of failed pairings.
@@ -1302,8 +1921,13 @@ def cmd_analyze(resdir, rundir, dest):
         if failed:
             wire[p] = pcap_summary(os.path.join(resdir, p + ".pcap"))
     result["wire"] = wire
-    result["score"] = sum(v["score"] for v in result["steps"].values())
-    result["max_score"] = sum(POINTS.values())
+    # "score"/"max_score": the core (part 1), as before parts existed;
+    # "parts": every part graded, the core included.
+    result["parts"] = {str(p): {"title": PART_LINE.get(p, "Part %d" % p),
+                                "score": got, "max": tot}
+                       for p, got, tot in part_totals(result)}
+    result["score"] = result["parts"]["1"]["score"]
+    result["max_score"] = result["parts"]["1"]["max"]
     os.makedirs(dest, exist_ok=True)
     tmp = os.path.join(dest, "result.json.tmp")
     with open(tmp, "w") as f:
@@ -1313,8 +1937,28 @@ def cmd_analyze(resdir, rundir, dest):
 
 
 # --- reporting: the student's text, Gradescope, the batch --------------------
+def result_steps(result, steps=None):
+    """The steps asked for (default: all) that the result has, in the
+    order of lab/steps.h."""
+    return [s for s, _ in STEPS if s in result["steps"] and
+            (not steps or s in steps)]
+
+
+def part_totals(result, steps=None):
+    """[(part, score, max)] over those steps, by part."""
+    parts = {}
+    for s in result_steps(result, steps):
+        st = result["steps"][s]
+        p = st.get("part", PART.get(s, 1))
+        got, tot = parts.get(p, (0, 0))
+        parts[p] = (got + st["score"], tot + st["max"])
+    return [(p, got, tot) for p, (got, tot) in sorted(parts.items())]
+
+
 def render(result, steps=None):
-    steps = steps or STEP_NAMES
+    """The student's text; each part's steps with its score line under
+    them ("Score:" for the core, "Part two:" for part 2)."""
+    steps = result_steps(result, steps)
     o = []
     if result.get("env_error"):
         o.append("ENVIRONMENT ERROR (not your fault): " +
@@ -1323,12 +1967,15 @@ def render(result, steps=None):
         o.append("Your program does not compile:")
         o += ["  " + x for x in result["compile_error"].splitlines()[:20]]
     got = tot = 0
-    for s in steps:
-        st = result["steps"][s]
-        got, tot = got + st["score"], tot + st["max"]
-        o.append("%-17s %d/%d  %s" % (s, st["score"], st["max"],
-                                      "OK" if st["passed"] else "FAIL"))
-    o.append("Score: %d/%d" % (got, tot))
+    for p, pgot, ptot in part_totals(result, steps):
+        for s in steps:
+            st = result["steps"][s]
+            if st.get("part", PART.get(s, 1)) != p:
+                continue
+            o.append("%-17s %d/%d  %s" % (s, st["score"], st["max"],
+                                          "OK" if st["passed"] else "FAIL"))
+        o.append("%s: %d/%d" % (PART_LINE.get(p, "Part %d" % p), pgot, ptot))
+        got, tot = got + pgot, tot + ptot
     failed = [s for s in steps if not result["steps"][s]["passed"]]
     for s in failed:
         st = result["steps"][s]
@@ -1357,14 +2004,19 @@ def cmd_show(path, steps):
 
 
 def cmd_results(path, dest, steps):
+    """Gradescope's results.json: one test per step, numbered PART.N so
+    that each part's tests sit together; the score is every part's."""
     result = json.load(open(path))
-    tests = []
-    for s in steps or STEP_NAMES:
+    tests, n = [], {}
+    for s in sorted(result_steps(result, steps), key=lambda s: result[
+            "steps"][s].get("part", PART.get(s, 1))):
         st = result["steps"][s]
+        p = st.get("part", PART.get(s, 1))
+        n[p] = n.get(p, 0) + 1
         out = st["evidence"] + (["hint: " + st["hint"]] if st["hint"]
                                 else [])
-        tests.append({"name": s, "score": st["score"],
-                      "max_score": st["max"],
+        tests.append({"name": s, "number": "%d.%d" % (p, n[p]),
+                      "score": st["score"], "max_score": st["max"],
                       "output": "\n".join(out) or "ok"})
     doc = {"score": sum(t["score"] for t in tests), "tests": tests,
            "output": render(result, steps)[0]}
@@ -1389,42 +2041,62 @@ def cmd_report(out):
         p = os.path.join(sdir, name, "result.json")
         if os.path.exists(p):
             rows.append(json.load(open(p)))
+    later = range(2, LAB_PARTS + 1)  # the parts after the core
+
+    def status(r):
+        return "environment error" if r.get("env_error") else \
+            "compile error" if r.get("compile_error") else "graded"
+
+    def part(r, p):
+        """(score, max) of part p, from the result's steps."""
+        t = [(g, m) for q, g, m in part_totals(r) if q == p]
+        return t[0] if t else (0, sum(POINTS[s] for s in STEP_NAMES
+                                      if PART[s] == p))
+
     buf = io.StringIO()
     # \n, not csv's \r\n: grade-all greps the rows by their last field.
+    # Columns by name: score and max are the core's, partN and partN_max
+    # each later part's, status stays last.
     w = csv.writer(buf, lineterminator="\n")
-    w.writerow(["student"] + STEP_NAMES + ["score", "max", "status"])
+    w.writerow(["student"] + STEP_NAMES + ["score", "max"] +
+               [c % p for p in later for c in ("part%d", "part%d_max")] +
+               ["status"])
     for r in rows:
-        status = "environment error" if r.get("env_error") else \
-            "compile error" if r.get("compile_error") else "graded"
-        w.writerow([r["name"]] + [r["steps"][s]["score"]
-                                  for s in STEP_NAMES] +
-                   [r["score"], r["max_score"], status])
+        w.writerow([r["name"]] + [r["steps"][s]["score"] if s in r["steps"]
+                                  else "" for s in STEP_NAMES] +
+                   [r["score"], r["max_score"]] +
+                   [v for p in later for v in part(r, p)] + [status(r)])
     write_atomic(os.path.join(out, "report.csv"), buf.getvalue())
+    full = sum(all(part(r, p)[0] == part(r, p)[1]
+                   for p in range(1, LAB_PARTS + 1)) for r in rows)
     md = ["# rdma-lab grades", "",
-          "%d submissions graded; full marks: %d; environment errors: %d;"
+          "%d submissions graded; full marks%s: %d; environment errors: %d;"
           " compile errors: %d." % (
-              len(rows), sum(r["score"] == r["max_score"] for r in rows),
+              len(rows), " (every part)" if later else "", full,
               sum(bool(r.get("env_error")) for r in rows),
               sum(bool(r.get("compile_error")) for r in rows)), "",
-          "| step | points | passed | most common failure |",
-          "|---|---:|---:|---|"]
-    for s, pts in STEPS:
-        ok = sum(r["steps"][s]["passed"] for r in rows)
+          "| step | part | points | passed | most common failure |"
+          if later else "| step | points | passed | most common failure |",
+          "|---|---:|---:|---:|---|" if later else "|---|---:|---:|---|"]
+    for s, pts in GRADED:
+        ok = sum(r["steps"].get(s, {}).get("passed", False) for r in rows)
         hints = {}
         for r in rows:
-            h = r["steps"][s]["hint"]
-            if not r["steps"][s]["passed"] and h:
-                hints[h] = hints.get(h, 0) + 1
+            st = r["steps"].get(s)
+            if st and not st["passed"] and st["hint"]:
+                hints[st["hint"]] = hints.get(st["hint"], 0) + 1
         common = max(hints.items(), key=lambda x: x[1]) if hints else None
-        md.append("| %s | %d | %d/%d | %s |" % (
-            s, pts, ok, len(rows),
+        md.append("| %s |%s %d | %d/%d | %s |" % (
+            s, " %d |" % PART[s] if later else "", pts, ok, len(rows),
             "%s (%d)" % (common[0], common[1]) if common else "-"))
-    md += ["", "| student | score | status |", "|---|---:|---|"]
+    titles = [PART_LINE.get(p, "Part %d" % p).lower() for p in later]
+    md += ["", "| student | score |%s status |" % "".join(
+        " %s |" % t for t in titles),
+        "|---|---:|%s---|" % ("---:|" * len(titles))]
     for r in rows:
-        md.append("| %s | %d/%d | %s |" % (
-            r["name"], r["score"], r["max_score"],
-            "environment error" if r.get("env_error") else
-            "compile error" if r.get("compile_error") else "graded"))
+        md.append("| %s | %d/%d |%s %s |" % (
+            r["name"], r["score"], r["max_score"], "".join(
+                " %d/%d |" % part(r, p) for p in later), status(r)))
     write_atomic(os.path.join(out, "report.md"), "\n".join(md) + "\n")
     return 0
 
@@ -1537,7 +2209,8 @@ def main(argv):
         for x in parse_pcap(args[0]) or []:
             print(" ".join("-" if v is None else str(v) for v in (
                 x["frame"], x["src"], x["dst"], x["op"], x["qp"], x["psn"],
-                *(x["reth"] or (None,) * 3), x["imm"], x["aeth"])))
+                *(x["reth"] or (None,) * 3), x["imm"], x["aeth"],
+                *(x["atomic"] or (None,) * 2), x["orig"])))
         return 0
     print(__doc__, file=sys.stderr)
     return 2

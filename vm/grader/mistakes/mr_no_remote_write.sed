@@ -1,4 +1,5 @@
-# The WRITE target MR is registered with LOCAL_WRITE only.
+# The WRITE target MR is registered with LOCAL_WRITE only (part two's
+# REMOTE_READ and REMOTE_ATOMIC are still added).
 # step: create_resources
 # hint: IBV_ACCESS_REMOTE_WRITE in ibv_reg_mr
-s/server ? IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE : 0;/server ? IBV_ACCESS_LOCAL_WRITE : 0;/
+s/buf_access = IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE;/buf_access = IBV_ACCESS_LOCAL_WRITE;/

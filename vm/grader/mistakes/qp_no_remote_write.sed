@@ -1,4 +1,5 @@
-# The server QP goes to INIT without remote write access.
+# The server QP goes to INIT without remote write access (part two's
+# REMOTE_READ and REMOTE_ATOMIC are still added).
 # step: qp_to_init
 # hint: qp_access_flags
-s/\.qp_access_flags = ctx->opt.host ? 0 : IBV_ACCESS_REMOTE_WRITE,/.qp_access_flags = 0,/
+s/attr\.qp_access_flags = IBV_ACCESS_REMOTE_WRITE;/attr.qp_access_flags = 0;/
