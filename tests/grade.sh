@@ -256,6 +256,44 @@ else
 	fail "grade-all after a lost result" "$t_tmp/resume2.log"
 fi
 
+# --- a batch in two shards, one after the other, merged ------------------------
+# --shard 1/2 (with -j 2: two guest pairs at once) and --shard 2/2, then
+# --merge: the same grades as the unsharded batch above gave the same
+# submissions (ones whose grade does not depend on timing).
+sh=$t_tmp/shards
+mkdir -p "$sh/subs"
+for s in reference skeleton wrong_rkey; do
+	cp "$subs/$s.c" "$sh/subs/"
+done
+why=''
+vm/grade-all -j 2 --shard 1/2 --out "$sh/out-1" "$sh/subs" \
+	>"$sh/log" 2>&1 || why="$why shard-1:$?"
+vm/grade-all --shard 2/2 --out "$sh/out-2" "$sh/subs" \
+	>>"$sh/log" 2>&1 || why="$why shard-2:$?"
+vm/grade-all --merge "$sh/all" "$sh/out-1" "$sh/out-2" \
+	>>"$sh/log" 2>&1 || why="$why merge:$?"
+# Bytewise order: reference skeleton wrong_rkey; shard 1 is the 1st and 3rd.
+names() { (cd "$1/students" && echo *); }
+[ "$(names "$sh/out-1")" = "reference wrong_rkey" ] &&
+	[ "$(names "$sh/out-2")" = "skeleton" ] || why="$why partition"
+grep -q '^graded 2/2' "$sh/log" || why="$why no-progress-line"
+# Each student's scores by step, merged and unsharded.
+steps_of() {
+	python3 -c 'import json,sys
+r = json.load(open(sys.argv[1]))
+print(" ".join("%s=%s" % (k, v["score"]) for k, v in sorted(r["steps"].items())))' "$1"
+}
+for s in reference skeleton wrong_rkey; do
+	[ "$(steps_of "$sh/all/students/$s/result.json")" = \
+		"$(steps_of "$out/students/$s/result.json")" ] || why="$why $s"
+done
+[ "$(wc -l <"$sh/all/report.csv")" = 4 ] || why="$why report-rows"
+if [ -z "$why" ]; then
+	ok "two shards (one with -j 2), merged: the unsharded grades"
+else
+	fail "two shards, merged:$why" "$sh/log"
+fi
+
 # --- make grade -------------------------------------------------------------
 log=$t_tmp/grade-skel.log
 flock "$lock" true # wait for other users, outside the measured time

@@ -293,8 +293,10 @@ static int alt_atomic(struct lab_ctx *ctx, int slot,
 		return -1;
 	return lab_send_write_done(ctx, strlen(ctx->opt.write_msg));
 /* STEP read */
-	if (!ctx->opt.host)
-		return 0;
+	int sync = lab_barrier(ctx);
+
+	if (sync || !ctx->opt.host)
+		return sync;
 	struct ibv_sge piece = {(uintptr_t)ctx->buf,
 				(uint32_t)strlen(ctx->opt.write_msg),
 				ctx->buf_mr->lkey};

@@ -663,10 +663,11 @@ def good_wcs(tr, opcode):
 def write_received(got, wmsg, msg):
     """What a server printed for the write step is the WRITE payload.  With
     part two, the client's WRITE with immediate puts the message at the
-    same address right after, with nothing in between to wait for: a
-    server that prints a moment late shows the payload partly or wholly
-    overwritten by it.  Any byte of either is the work done; any other
-    byte (an early read) is not."""
+    same address later.  The barrier at the start of read keeps it from
+    landing before the server printed, unless a client skips that
+    barrier: then a correct server may show the payload partly or wholly
+    overwritten, which is not the server's fault.  Any byte of either is
+    the work done; any other byte (an early read) is not."""
     if got is None or len(got) != len(wmsg):
         return False
     if got == wmsg or "write_imm" not in STEP_NAMES:
