@@ -591,7 +591,7 @@ int main(int argc, char **argv)
 			continue;
 		/* What -w left in the client's buffer must not pass for what
 		 * the READ brought back. */
-		if (lab_steps[i].run == step_read && ctx.opt.host)
+		if (!strcmp(lab_steps[i].name, "read") && ctx.opt.host)
 			memset(ctx.buf, 0, ctx.buf_len);
 		ctx.step = lab_steps[i].name;
 		if (lab_steps[i].run(&ctx) || lab_steps[i].report(&ctx))

@@ -367,7 +367,7 @@ else
 	fail "vm/grade STEP... (status $rc2)" "$log2"
 fi
 cat "$log" "$log2" >"$t_tmp/both"
-if [ "$(grep -c 'another grading run holds the guests' "$t_tmp/both")" = 2 ] &&
+if [ "$(grep -c 'grading runs hold the guests' "$t_tmp/both")" = 2 ] &&
 	[ "${waited:-0}" -gt 30 ] &&
 	! grep -Eq 'no progress|ENVIRONMENT|stopped answering' "$t_tmp/both" &&
 	! pgrep -f "^flock 9\$|$t_tmp/g[23]" >"$t_tmp/left" 2>&1; then
