@@ -55,13 +55,19 @@ check "quoted 'lab ... ok' lines have the keys and value formats of the fresh ru
 	"${docs[@]}" docs/runs/*.txt
 
 # The packet summary quoted in the docs has the columns vm/wire-summary
-# prints today.
+# prints today, and the same packets in the same order.  A resend (same
+# direction, opcode and PSN again) depends on the guests' timing, in the
+# recording as in the fresh run: it is counted once.
+opcodes_once() {
+	awk 'NR > 1 && !seen[$2 " " $4 " " $6]++ { print $4 }' "$1"
+}
 summary_same() {
 	vm/wire-summary "$fresh/wire.pcap" >"$t_tmp/wire.txt" &&
 		[ "$(head -n 1 "$t_tmp/wire.txt")" = "$(head -n 1 docs/runs/demo-wire.txt)" ] &&
-		[ "$(wc -l <"$t_tmp/wire.txt")" = "$(wc -l <docs/runs/demo-wire.txt)" ]
+		[ "$(opcodes_once "$t_tmp/wire.txt")" = \
+			"$(opcodes_once docs/runs/demo-wire.txt)" ]
 }
-check "vm/wire-summary of the fresh run has the quoted columns and packet count" summary_same
+check "vm/wire-summary of the fresh run has the quoted columns and packets" summary_same
 
 ladder_ok() {
 	make -s ladder PCAP="$fresh/wire.pcap" &&
