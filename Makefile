@@ -118,6 +118,34 @@ grade-all: deps
 
 dist: all
 	vm/grader/mkdist out/rdma-lab-handout.tar.gz
+
+# What the grading guests run besides the students' programs, rebuilt only
+# when its source changes: the tracer, the QPN skew, the sandbox, and the
+# scaffolding a student's main.c is linked with (the flags of every build
+# of it).  Each file appears whole (.tmp, then mv): two batches may build
+# at once.
+TOOLS := out/tools
+TOOLS_CFLAGS := -std=gnu11 -O2 -Wall -Wextra -Werror
+GRADER_TOOLS := $(TOOLS)/libtrace.so $(TOOLS)/skew $(TOOLS)/jail \
+	$(TOOLS)/scaffold/support.o $(TOOLS)/scaffold/driver.o \
+	$(TOOLS)/scaffold/lab.h $(TOOLS)/scaffold/steps.h
+.PHONY: grader-tools
+grader-tools: $(GRADER_TOOLS)
+$(TOOLS)/libtrace.so: vm/grader/tracer.c
+	@mkdir -p $(@D)
+	$(CC) $(TOOLS_CFLAGS) -shared -fPIC -o $@.tmp $< -ldl && mv $@.tmp $@
+$(TOOLS)/skew: vm/grader/skew.c
+	@mkdir -p $(@D)
+	$(CC) $(TOOLS_CFLAGS) -o $@.tmp $< -libverbs && mv $@.tmp $@
+$(TOOLS)/jail: vm/grader/jail.c
+	@mkdir -p $(@D)
+	$(CC) $(TOOLS_CFLAGS) -o $@.tmp $< && mv $@.tmp $@
+$(TOOLS)/scaffold/%.o: lab/%.c $(LAB_HEADERS)
+	@mkdir -p $(@D)
+	$(CC) $(LAB_CFLAGS) -Ilab -c -o $@.tmp $< && mv $@.tmp $@
+$(TOOLS)/scaffold/%.h: lab/%.h
+	@mkdir -p $(@D)
+	cp $< $@.tmp && mv $@.tmp $@
 # ---------------------------------------------------------------------------
 # (end of grading block)
 # ---------------------------------------------------------------------------

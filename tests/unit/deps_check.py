@@ -142,7 +142,8 @@ def commands(text, funcs, found):
 SCRIPTS = ["Makefile", ".ci/run", "tests/run", "tests/*.sh", "tests/unit/*.sh",
            "vm/run", "vm/demo", "vm/prepare", "vm/deps", "vm/grade",
            "vm/grade-all", "vm/wire-summary", "vm/guest-stage2",
-           "vm/grader/batch", "vm/grader/guest-driver", "vm/grader/mkdist",
+           "vm/grader/batch", "vm/grader/guest-driver", "vm/grader/compile.sh",
+           "vm/grader/mkdist",
            "docs/runs/record"]
 
 
@@ -173,7 +174,9 @@ def main():
         known.add(cmd)
         if use == "lab":
             lab.add(cmd)
-    lib = open("tests/lib.sh", encoding="utf-8").read()
+    # Functions of the files scripts source.
+    lib = "".join(open(f, encoding="utf-8").read()
+                  for f in ("tests/lib.sh", "vm/grader/compile.sh"))
     lib_funcs = set(re.findall(r"^\s*([A-Za-z_][\w-]*)\s*\(\)", lib, re.M))
     seen, bad = 0, 0
     for pattern in SCRIPTS:

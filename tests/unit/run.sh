@@ -269,7 +269,8 @@ fi
 # ---- formatting ----
 if command -v clang-format >/dev/null 2>&1; then
 	for f in solution/main.c lab/main.c lab/*.h lab/support.c \
-		lab/driver.c tests/unit/test_unit.c tests/unit/fuzz_wire.c; do
+		lab/driver.c tests/unit/test_unit.c tests/unit/fuzz_wire.c \
+		vm/grader/*.c; do
 		if clang-format --dry-run --Werror "$f" >"$BIN/fmt.err" 2>&1; then
 			ok "clang_format_$(echo "$f" | tr '/.' '__')"
 		else

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Host-side logic of the rdma-lab grader (stdlib only).
 
-  grader.py payloads RESDIR            fresh random payloads for p1..p3
+  grader.py payloads RESDIR...         fresh random payloads for p1..p3
   grader.py unpack SUBMISSION DEST     copy the main.c of a submission
   grader.py analyze RESDIR RUNDIR DEST judge one student: DEST/result.json
   grader.py show RESULT [STEP...]      score lines and evidence (student)
@@ -2186,7 +2186,8 @@ def main(argv):
     bad = [a for a in args if a in POINTS] if cmd in ("show",
                                                       "results") else []
     if cmd == "payloads":
-        cmd_payloads(args[0])
+        for a in args:
+            cmd_payloads(a)
         return 0
     if cmd == "unpack":
         return cmd_unpack(args[0], args[1])

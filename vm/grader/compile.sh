@@ -1,0 +1,56 @@
+# shellcheck shell=bash
+# Sourced by vm/grader/batch (a compile on the host) and guest-driver (in
+# a guest, where the host cannot make the namespaces): one student's
+# main.c built in vm/grader/jail, the same way on both sides.
+
+# quoted_includes FILE: refuses, as a compile error, any #include but
+# "lab.h" and <system headers>, with the first one's line.  The sandbox
+# hides the project anyway; this says why in one line.
+quoted_includes() {
+	awk '{
+		# A directive may go on over lines ending with a backslash.
+		if (!cont) { text = ""; first = NR }
+		text = text $0
+		cont = sub(/\\$/, "", text)
+		if (cont)
+			next
+		gsub(/\/\*([^*]|\*+[^*\/])*\*+\//, " ", text)
+		if (text !~ /^[ \t]*(#|%:)[ \t]*include(_next)?([^a-z_]|$)/)
+			next
+		sub(/^[ \t]*(#|%:)[ \t]*include(_next)?[ \t]*/, "", text)
+		if (text ~ /^(<[^>]*>|"lab\.h")/)
+			next
+		sub(/[ \t]*(\/\/.*)?$/, "", text)
+		printf "main.c:%d: #include %s: only \"lab.h\" may be " \
+			"included with quotes\n", first, text
+		bad = 1
+		exit
+	}
+	END { exit bad }' "$1"
+}
+
+# compile_job DIR RES JAIL...: DIR/main.c (owned by the jail's user)
+# compiled by the command JAIL... followed by cc's, which sees DIR as its
+# working folder and the scaffolding in /grader/scaffold.  Leaves
+# RES/rdma-lab, or RES/compile.log and RES/compile-failed; then
+# RES/compiled.  LAB_CFLAGS and LAB_LDLIBS are lab/flags.mk's.
+compile_job() {
+	local d=$1 res=$2 rc=0
+	shift 2
+	quoted_includes "$d/main.c" >"$res/compile.log" || rc=1
+	# shellcheck disable=SC2086 # the flags are words
+	[ "$rc" != 0 ] || "$@" cc $LAB_CFLAGS -I/grader/scaffold \
+		-o rdma-lab main.c /grader/scaffold/support.o \
+		/grader/scaffold/driver.o $LAB_LDLIBS >"$res/compile.log" 2>&1 ||
+		rc=$?
+	if [ "$rc" = 0 ] && [ -x "$d/rdma-lab" ]; then
+		cp "$d/rdma-lab" "$res/rdma-lab"
+		: >"$res/compiled"
+	else
+		[ "$rc" != 124 ] || echo "compiler timed out" >>"$res/compile.log"
+		head -c 20000 "$res/compile.log" >"$d/cl"
+		mv "$d/cl" "$res/compile.log"
+		: >"$res/compile-failed"
+		: >"$res/compiled"
+	fi
+}
