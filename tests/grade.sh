@@ -257,9 +257,11 @@ else
 fi
 
 # --- a batch in two shards, one after the other, merged ------------------------
-# --shard 1/2 (with -j 2: two guest pairs at once) and --shard 2/2, then
-# --merge: the same grades as the unsharded batch above gave the same
-# submissions (ones whose grade does not depend on timing).
+# --shard 1/2 (with -j 2: two guest pairs at once) and --shard 2/2 (its
+# submission compiled in the guests, as where the host cannot make the
+# jail's namespaces), then --merge: the same grades as the unsharded batch
+# above gave the same submissions (ones whose grade does not depend on
+# timing).
 sh=$t_tmp/shards
 mkdir -p "$sh/subs"
 for s in reference skeleton wrong_rkey; do
@@ -268,8 +270,13 @@ done
 why=''
 vm/grade-all -j 2 --shard 1/2 --out "$sh/out-1" "$sh/subs" \
 	>"$sh/log" 2>&1 || why="$why shard-1:$?"
-vm/grade-all --shard 2/2 --out "$sh/out-2" "$sh/subs" \
+GRADE_HOST_CC=0 vm/grade-all --shard 2/2 --out "$sh/out-2" "$sh/subs" \
 	>>"$sh/log" 2>&1 || why="$why shard-2:$?"
+tab=$(printf '\t')
+grep -q "^skeleton${tab}src${tab}" "$sh/out-2/run/jobs.txt" ||
+	why="$why not-compiled-in-the-guests"
+cat "$sh"/out-1/part-*/run/jobs.txt 2>/dev/null |
+	grep -q "^reference${tab}host${tab}" || why="$why not-compiled-here"
 vm/grade-all --merge "$sh/all" "$sh/out-1" "$sh/out-2" \
 	>>"$sh/log" 2>&1 || why="$why merge:$?"
 # Bytewise order: reference skeleton wrong_rkey; shard 1 is the 1st and 3rd.
@@ -289,7 +296,8 @@ for s in reference skeleton wrong_rkey; do
 done
 [ "$(wc -l <"$sh/all/report.csv")" = 4 ] || why="$why report-rows"
 if [ -z "$why" ]; then
-	ok "two shards (one with -j 2), merged: the unsharded grades"
+	ok "two shards (one with -j 2, one compiled in the guests), merged:" \
+		"the unsharded grades"
 else
 	fail "two shards, merged:$why" "$sh/log"
 fi

@@ -112,6 +112,8 @@ def commands(text, funcs, found):
             wrap = "last"
         if wrap:
             if t.isupper() and wrap != "last": continue
+            if "/" in t:
+                wrap = False; continue  # the command is a path
             if re.match(r"^[A-Za-z_][\w.+-]*$", t) and t not in BUILTINS and t not in funcs:
                 found.add(t); cur = t
                 wrap = t if t in WRAPPERS else False

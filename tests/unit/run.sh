@@ -266,6 +266,60 @@ else
 		"status $rc, stderr '$(head -n 1 "$BIN/run.err")'"
 fi
 
+# ---- the grader's host compile: what a compiler can read -------------------
+# vm/grader/jail host, as root and as a user without root (then in a user
+# namespace): the reference builds; an #include or an .incbin of the
+# project's files, which compile outside, finds nothing; the compiler
+# holds no capability.
+if make -s grader-tools >"$BIN/jail.err" 2>&1; then
+	j=$BIN/jail-job
+	rm -rf "$j" && mkdir -p "$j" && cp solution/main.c "$j/main.c"
+	printf '#include <%s/lab/lab.h>\n' "$PWD" >"$j/inc.c"
+	printf 'asm(".incbin \\"%s/lab/lab.h\\"");\n' "$PWD" >"$j/bin.c"
+	chmod -R a+rwX "$j"
+	(cd "$j" && cc -c -o inc.o inc.c && cc -c -o bin.o bin.c) \
+		>"$BIN/jail.err" 2>&1 || ko jail_host_control \
+		"inc.c or bin.c does not compile outside the jail"
+	# jail_host USER CMD...: the compile as root, or as nobody.
+	jail_host() {
+		local as=$1
+		shift
+		if [ "$as" = root ]; then
+			out/tools/jail host "$j" out/tools "$PWD" 60 "$@"
+		else
+			setpriv --reuid=65534 --regid=65534 --clear-groups \
+				out/tools/jail host "$j" out/tools "$PWD" 60 "$@"
+		fi
+	} >>"$BIN/jail.err" 2>&1
+	for as in root nobody; do
+		if [ "$(id -u)" != 0 ]; then
+			skip "jail host as $as: the tests run without root"
+			continue
+		fi
+		if [ "$as" = nobody ] && ! setpriv --reuid=65534 \
+			--regid=65534 --clear-groups unshare -U true 2>/dev/null; then
+			skip "jail host as $as: user namespaces are off here"
+			continue
+		fi
+		rm -f "$j/rdma-lab"
+		# shellcheck disable=SC2046 # the flags are words
+		if jail_host "$as" cc $(sed -n 's/^LAB_CFLAGS := //p' \
+			lab/flags.mk) -I/grader/scaffold -o rdma-lab main.c \
+			/grader/scaffold/support.o /grader/scaffold/driver.o \
+			-libverbs && [ -x "$j/rdma-lab" ] &&
+			! jail_host "$as" cc -c -o inc.o inc.c &&
+			! jail_host "$as" cc -c -o bin.o bin.c &&
+			jail_host "$as" grep -q '^CapEff:.0*$' /proc/self/status; then
+			ok "jail host as $as: the reference compiles; #include and" \
+				".incbin of the project find nothing; no capability"
+		else
+			ko "jail host as $as" "$(tail -n 1 "$BIN/jail.err")"
+		fi
+	done
+else
+	ko jail_host "make grader-tools: $(tail -n 1 "$BIN/jail.err")"
+fi
+
 # ---- formatting ----
 if command -v clang-format >/dev/null 2>&1; then
 	for f in solution/main.c lab/main.c lab/*.h lab/support.c \
