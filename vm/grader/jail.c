@@ -1,9 +1,11 @@
 /*
- * jail.c: the sandbox students' code runs in, inside a grading guest (as
- * root), in one program.  Under TCG every program start costs about a
- * tenth of a second: the chain it replaces (timeout, unshare, bash, mount,
- * chroot, nice, setpriv, env) cost a second per run of a student's
- * program, and building the root with mount(8) two seconds per boot.
+ * jail.c: the sandbox students' code is compiled and run in, in one
+ * program.  In a grading guest (box, run; as root) every program start
+ * costs about a tenth of a second under TCG: the chain it replaces
+ * (timeout, unshare, bash, mount, chroot, nice, setpriv, env) cost a
+ * second per run of a student's program, and building the root with
+ * mount(8) two seconds per boot.  On the grading host (host), it lets the
+ * compile run natively, 20 times faster than in a guest.
  *
  *   jail box ROOT GRADER [HIDE...]
  *   jail run ROOT SECONDS UID JOB [-u NPROC] [-f KIB] [-v KIB] [-o]
@@ -27,11 +29,12 @@
  * when this program dies, every process in the namespace is killed.
  *
  * host is run for a compile on the grading host, as any user: it builds
- * the box of box (HIDE: folders joined by ':') in namespaces of its own
- * (a user namespace too when not run as root), with JOBDIR read-write at
- * /jobs/job, and runs CMD there as run does: as nobody when run as root,
- * else as the caller without any capability.  A compiler needs no more;
- * the point is what it can read (#include, .incbin).
+ * the box of box, without /sys (HIDE: folders joined by ':'), in
+ * namespaces of its own (a user namespace too when not run as root),
+ * with JOBDIR read-write at /jobs/job, and runs CMD there as run does: as
+ * nobody when run as root, else as the caller without any capability.
+ * A compiler needs no more: the point is what it can read (#include,
+ * .incbin).
  *
  * Exit status: CMD's, 128+N when signal N ended it, 124 after SECONDS,
  * 128+N when signal N stopped the jail (as timeout(1) does), 125 when the
