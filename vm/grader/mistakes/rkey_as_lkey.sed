@@ -1,4 +1,5 @@
 # The client SGEs use the MR's rkey instead of its lkey.
 # step: send
 # hint: lkey
+# needs: keys that differ
 s/\.lkey = ctx->buf_mr->lkey,/.lkey = ctx->buf_mr->rkey,/
