@@ -92,7 +92,8 @@ flock "$lock" true # wait for other users before the watcher starts
 ) >"$t_tmp/watch.log" 2>&1 &
 watcher=$!
 start=$SECONDS
-GRADE_STALL=60 vm/grade-all --out "$out" "$subs" >"$t_tmp/batch.log" 2>&1
+GRADE_STALL=60 GRADE_BEAT=10 vm/grade-all --out "$out" "$subs" \
+	>"$t_tmp/batch.log" 2>&1
 rc=$?
 secs=$((SECONDS - start))
 wait "$watcher"

@@ -170,11 +170,11 @@ flock "${TMPDIR:-/tmp}/rdma-lab-vm.lock" bash -c 'start=$SECONDS
 	vm/run "$@" >"$0" 2>&1
 	rc=$?
 	echo $((SECONDS - start)) >"$0.secs"
-	exit "$rc"' "$log" --out "$t_tmp/hang" --timeout 20 \
+	exit "$rc"' "$log" --out "$t_tmp/hang" --timeout 10 \
 	--server 'sleep 600' --client 'sleep 600'
 rc=$?
-if [ "$rc" = 124 ] && [ "$(cat "$log.secs" 2>/dev/null || echo 99)" -lt 40 ] &&
-	expect_in "$log" 'timed out after 20 s' &&
+if [ "$rc" = 124 ] && [ "$(cat "$log.secs" 2>/dev/null || echo 99)" -lt 30 ] &&
+	expect_in "$log" 'timed out after 10 s' &&
 	! qemu_left "$t_tmp/hang"; then
 	ok "a hanging pair is stopped at --timeout with status 124"
 else

@@ -709,6 +709,9 @@ class Side:
                        "").strip())
         self.note = (read(os.path.join(pdir, side + ".note")) or
                      "").strip()
+        # Stopped by the guest for its silence: a hang, as a timeout is.
+        self.idle = (read(os.path.join(pdir, side + ".idle")) or
+                     "").strip()
         self.steps, self.fails, self.hints = parse_output(self.out,
                                                           self.err)
         self.trace = parse_trace(read(os.path.join(pdir, side +
@@ -742,7 +745,7 @@ class Side:
             STEP_NAMES.index(step)
 
     def timed_out(self):
-        return self.rc in (124, 137) and not self.note
+        return (self.rc in (124, 137) or self.idle) and not self.note
 
     def text_lines(self):
         return (self.out or "").splitlines() + (self.err or "").splitlines()
@@ -1899,7 +1902,8 @@ def cmd_analyze(resdir, rundir, dest):
             if S.who != "student":
                 continue
             own.append("  %s, your %s (exit status %s%s):" % (
-                p, side, S.rc, ", " + S.note if S.note else ""))
+                p, side, S.rc, ", " + (S.note or S.idle) if S.note or
+                S.idle else ""))
             for s in STEP_NAMES:
                 st = result["steps"][s]
                 if S.ok(s):
