@@ -44,10 +44,11 @@ int step_create_resources(struct lab_ctx *ctx)
 	 * each).  Server: ctx->buf_mr over ctx->buf is the RDMA WRITE
 	 * target, ctx->recv_mr over ctx->recv_buf (LAB_RECV_SLOTS *
 	 * opt.size bytes) takes the receives.  Client: ctx->buf_mr over
-	 * ctx->buf is only read locally (part two: READ responses and
-	 * atomic results land in it).  Give each MR exactly the access the
-	 * peer needs, no more (part two: the client also READs the server's
-	 * buffer and does atomics on it).
+	 * ctx->buf is only read locally.  Give each MR exactly the access
+	 * the peer needs, no more.
+	 * Part two: the client also READs the server's buffer and does
+	 * atomics on it; the READ responses and atomic results land in the
+	 * client's buffer.
 	 * Verbs: ibv_alloc_pd(3), ibv_create_comp_channel(3),
 	 * ibv_create_cq(3), ibv_reg_mr(3), ibv_create_qp(3).
 	 * Pitfall: IBV_ACCESS_REMOTE_WRITE without IBV_ACCESS_LOCAL_WRITE
@@ -63,8 +64,9 @@ int step_qp_to_init(struct lab_ctx *ctx)
 	/*
 	 * TODO qp_to_init: move the QP from RESET to INIT on port -i, P_Key
 	 * index 0, with the remote access the peer will use (server: the
-	 * client RDMA WRITEs into it, and in part two READs and does
-	 * atomics; client: nothing).
+	 * client RDMA WRITEs into it; client: nothing).
+	 * Part two: the client also READs the server's buffer and does
+	 * atomics on it.
 	 * Verbs: ibv_modify_qp(3) (report failures with lab_fail_verb(ctx,
 	 * "ibv_modify_qp(INIT)", ret) to get a hint).
 	 * Pitfall: the QP's qp_access_flags are checked too: REMOTE_WRITE

@@ -11,8 +11,9 @@
 # stderr, exit status 1.  Plain POSIX awk: no gawk extensions.
 #
 #   awk -v parts=1 -v steps=lab/steps.h -f solution/mkskeleton.awk ...
-# also leaves out the step functions of the parts above 1 (make dist for a
-# course that does only the core).
+# also leaves out the step functions of the parts above 1, and the
+# "Part two:" paragraphs of the TODOs (make dist for a course that does
+# only the core).
 
 function fail(msg) {
 	printf "%s:%d: %s\n", FILENAME, FNR, msg > "/dev/stderr"
@@ -51,6 +52,15 @@ parts != "" && /^int step_[a-z_]+\(/ {
 		dropping = 1
 		next
 	}
+}
+
+# A "Part two:" paragraph of a TODO, up to its next Verbs:, See: or
+# Pitfall: line or the comment's end, when the course does only the core.
+part_two && /^[ \t]*\*(\/| (Verbs|See|Pitfall):)/ { part_two = 0 }
+part_two { next }
+parts != "" && parts + 0 < 2 && /^[ \t]*\* Part two: / {
+	part_two = 1
+	next
 }
 
 /BEGIN SOLUTION|END SOLUTION/ {
