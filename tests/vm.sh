@@ -58,16 +58,23 @@ else
 fi
 
 # --- the connection manager: rdma_cm in the guests ------------------------------
-# One boot: rping, then perftest over rdma_cm (-R). Each client tries again,
-# a bounded number of times, while its server is not listening yet.
+# One boot: rping, then perftest over rdma_cm (-R). The client starts
+# perftest once the server guest says its own is starting (a file in the
+# shared /lab-out: the rping server may take seconds to exit under load).
+# Each client tries again, a bounded number of times and each try
+# bounded, while its server is not listening yet: perftest 25.01's client
+# (Debian 13) crashed on the reject and its next try then hung for good.
 log=$t_tmp/cm.log
-cm_retry='for i in 1 2 3 4 5 6 7 8 9 10; do "$@" && exit 0; sleep 1; done; exit 1'
+cm_retry='for i in 1 2 3 4 5 6 7 8 9 10; do timeout 20 "$@" && exit 0; sleep 1; done; exit 1'
+cm_wait='for i in $(seq 150); do [ -e /lab-out/lat-server ] && exit 0; sleep 0.2; done; exit 1'
 lat='ib_send_lat -d $LAB_DEV -x $LAB_GID_IDX -R -s 16 -n 100'
 vm_run "$log" --pcap "$t_tmp/cm.pcap" --timeout 180 \
 	--server "test -c /dev/infiniband/rdma_cm && echo cm-device-ok;
-		rping -s -a \$LAB_SERVER_IP -v -C 5 && $lat" \
+		rping -s -a \$LAB_SERVER_IP -v -C 5 && : >/lab-out/lat-server &&
+		$lat" \
 	--client "sleep 2; sh -c '$cm_retry' - rping -c -a \$LAB_SERVER_IP -v -C 5 &&
-		sleep 2; sh -c '$cm_retry' - $lat \$LAB_SERVER_IP"
+		sh -c '$cm_wait' && sleep 1 &&
+		sh -c '$cm_retry' - $lat \$LAB_SERVER_IP"
 cm_rc=$?
 if expect_in "$log" '^\[server\] cm-device-ok$'; then
 	ok "rdma_ucm loaded: /dev/infiniband/rdma_cm exists in the guest"
