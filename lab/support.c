@@ -621,7 +621,17 @@ static void lab_note(const char *what)
 int lab_barrier(struct lab_ctx *ctx)
 {
 	uint8_t c = LAB_SYNC_READY;
+	struct ibv_qp_attr attr;
+	struct ibv_qp_init_attr init;
 
+	/*
+	 * The peer sends only once it has our ready byte: the QP's state
+	 * now is what the step made of it, whatever the peer's requests do
+	 * to it later (one the QP refuses moves it to ERR).
+	 */
+	if (ctx->barrier_qp_state < 0 && ctx->qp &&
+	    !ibv_query_qp(ctx->qp, &attr, IBV_QP_STATE, &init))
+		ctx->barrier_qp_state = attr.qp_state;
 	lab_note("barrier");
 	if (lab_io(ctx, true, &c, 1, "ready byte") ||
 	    lab_io(ctx, false, &c, 1, "ready byte"))

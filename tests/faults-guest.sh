@@ -110,6 +110,10 @@ case_client_killed_after_rts_client() {
 }
 case_wrong_rkey_server() { "$variants/wrong-rkey" -p 19025 -t 8; }
 case_wrong_rkey_client() { $lab -p 19025 -t 8 "$server"; }
+case_wrong_rkey_slow_server() {
+	$traced "$variants/wrong-rkey-slow" -p 19034 -t 8
+}
+case_wrong_rkey_slow_client() { $lab -p 19034 -t 8 "$server"; }
 case_addr_outside_server() { "$variants/addr-outside" -p 19026 -t 8; }
 case_addr_outside_client() { $lab -p 19026 -t 8 "$server"; }
 # Part two: the variant on one side, the reference on the other.
@@ -147,7 +151,7 @@ cases="bad_device gid_range gid_link_local gid_empty memlock no_server
 oversize malformed_magic malformed_version malformed_short malformed_len
 malformed_mtu client_dies_in_exchange server_dies_in_exchange
 server_killed_after_rts client_killed_mid_ops client_killed_after_rts
-wrong_rkey addr_outside no_remote_read mr_no_remote_read no_rd_atomic no_dest_rd_atomic
+wrong_rkey wrong_rkey_slow addr_outside no_remote_read mr_no_remote_read no_rd_atomic no_dest_rd_atomic
 mr_no_local_write misaligned no_third_recv port_down"
 
 for name in $cases; do

@@ -20,6 +20,10 @@ variant() {
 		fail "variant $1 does not build"
 }
 variant wrong-rkey 's/\.rkey = ctx->buf_mr->rkey,/.rkey = ctx->buf_mr->rkey + 1,/'
+# The same lie from a server slow to report its connect: the client's
+# WRITE is refused, and the server's QP in ERR, before that report runs.
+variant wrong-rkey-slow 's/\.rkey = ctx->buf_mr->rkey,/.rkey = ctx->buf_mr->rkey + 1,/
+s/^\treturn lab_barrier(ctx);$/\tif (lab_barrier(ctx))\n\t\treturn -1;\n\tusleep(1500 * 1000);\n\treturn 0;/'
 variant addr-outside 's/\.addr = (uintptr_t)ctx->buf,/.addr = (uintptr_t)ctx->buf + (1u << 20),/'
 variant die-after-rts 's/^\treturn lab_barrier(ctx);$/\tif (lab_barrier(ctx) == 0)\n\t\traise(SIGKILL);\n\treturn -1;/'
 variant die-after-send 's/^\t\/\* BEGIN SOLUTION send_imm \*\/$/\traise(SIGKILL);\n&/'
@@ -103,6 +107,10 @@ expect client_killed_mid_ops server 12 'lab send_imm FAIL: peer closed'
 expect client_killed_after_rts server 12 'peer closed'
 expect wrong_rkey client 12 'remote access.*|REM_ACCESS'
 expect wrong_rkey client 12 'hint: the peer refused rkey'
+# The server's QP was in RTS when it let the client send: its connect
+# holds, though the refused WRITE has put that QP in ERR by the report.
+expect wrong_rkey_slow client 12 'hint: the peer refused rkey'
+expect wrong_rkey_slow server 12 '^lab connect ok state=RTS '
 expect addr_outside client 12 'remote access.*|REM_ACCESS'
 expect port_down client 6 'port 1 is (DOWN|.*), not ACTIVE'
 # rxe checks the QP's rights (and credits) before the MR's: a QP without

@@ -66,7 +66,7 @@ fi
 # (Debian 13) crashed on the reject and its next try then hung for good.
 log=$t_tmp/cm.log
 cm_retry='for i in 1 2 3 4 5 6 7 8 9 10; do timeout 20 "$@" && exit 0; sleep 1; done; exit 1'
-cm_wait='for i in $(seq 150); do [ -e /lab-out/lat-server ] && exit 0; sleep 0.2; done; exit 1'
+cm_wait='i=0; until [ -e /lab-out/lat-server ]; do i=$((i + 1)); [ $i -le 150 ] || exit 1; sleep 0.2; done'
 lat='ib_send_lat -d $LAB_DEV -x $LAB_GID_IDX -R -s 16 -n 100'
 vm_run "$log" --pcap "$t_tmp/cm.pcap" --timeout 180 \
 	--server "test -c /dev/infiniband/rdma_cm && echo cm-device-ok;
