@@ -177,7 +177,7 @@ struct lab_ctx {
 	struct lab_posted posted; /* lab_post_send() */
 	uint32_t path_mtu;	  /* bytes, after connect */
 	uint32_t next_psn;    /* client: next PSN it sends; server: expects */
-	int barrier_qp_state; /* the QP's at the step's first lab_barrier() */
+	int barrier_qp_state; /* QP state at the step's first lab_barrier() */
 };
 
 /* ---------------------------------------------------------------------

@@ -1343,15 +1343,19 @@ def judge_write(ev, c):
             c.hint = HINTS["peer_adv"]
         elif ("remote access" in wf or "(10)" in wf) and c.hint is None:
             c.hint = HINTS["rkey"]
+        # First, as the cause: a client that does not wait for the
+        # WRITE's completion may reuse its buffer (the driver clears it
+        # for read) before the device has sent it all, so the wire then
+        # carries other bytes too (seen on kernel 6.12's rxe).
+        if S.ok("write") and write_done_early(tr):
+            c.bad("the WRITE's completion before lab_send_write_done()",
+                  "the write notice went out before the WRITE completed",
+                  HINTS["early_notice"])
         if wire and S.ok("write") and not writes:
             c.bad("RDMA WRITE packets from you", "none", HINTS["opcode"])
         elif wire and S.ok("write") and not delivered("write", bwmsg):
             no_wire(c, "an RDMA WRITE of the %d-byte payload" % len(wmsg),
                     "write")
-        if S.ok("write") and write_done_early(tr):
-            c.bad("the WRITE's completion before lab_send_write_done()",
-                  "the write notice went out before the WRITE completed",
-                  HINTS["early_notice"])
 
 
 def describe_reads(reads):
