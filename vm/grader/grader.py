@@ -1294,6 +1294,11 @@ def judge_write(ev, c):
     no_wire = ev.no_wire
     writes = wire_ops(cli_ip, OP_WRITE)
     if side == "server":
+        # A student client's notice before its WRITE's completion is the
+        # cause of what this server then read, and of what the wire
+        # carried: that is the hint, whatever check below fails.
+        if P.who == "student" and write_done_early(P.trace):
+            c.hint = HINTS["early_notice"]
         if S.ok("write") and not write_received(
                 S.val("write", "received"), wmsg, ev.msg):
             got = S.val("write", "received") or ""
@@ -1320,6 +1325,15 @@ def judge_write(ev, c):
                       HINTS["adv_wrong"] if allowed
                       else HINTS["write_access"])
     else:
+        # First, as the cause: the server reads on the notice, so one
+        # sent before the WRITE's completion lets it read too early, and
+        # the client may reuse its buffer (the driver clears it for read)
+        # before the device has sent it all.  Seen on kernel 6.12's rxe:
+        # the reference received other bytes.
+        if S.ok("write") and write_done_early(tr):
+            c.bad("the WRITE's completion before lab_send_write_done()",
+                  "the write notice went out before the WRITE completed",
+                  HINTS["early_notice"])
         if P.who == "ref" and S.ok("write") and not write_received(
                 P.val("write", "received"), wmsg, ev.msg):
             c.bad("the reference received the %d-byte WRITE payload" %
@@ -1343,14 +1357,6 @@ def judge_write(ev, c):
             c.hint = HINTS["peer_adv"]
         elif ("remote access" in wf or "(10)" in wf) and c.hint is None:
             c.hint = HINTS["rkey"]
-        # First, as the cause: a client that does not wait for the
-        # WRITE's completion may reuse its buffer (the driver clears it
-        # for read) before the device has sent it all, so the wire then
-        # carries other bytes too (seen on kernel 6.12's rxe).
-        if S.ok("write") and write_done_early(tr):
-            c.bad("the WRITE's completion before lab_send_write_done()",
-                  "the write notice went out before the WRITE completed",
-                  HINTS["early_notice"])
         if wire and S.ok("write") and not writes:
             c.bad("RDMA WRITE packets from you", "none", HINTS["opcode"])
         elif wire and S.ok("write") and not delivered("write", bwmsg):
