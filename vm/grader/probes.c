@@ -1,0 +1,368 @@
+/*
+ * probes.c: the definitions of the grader's kernel trace, for this guest.
+ *
+ * The evidence of a student's verbs calls must not come from inside the
+ * student's process, which can write anything there.  So the guest's
+ * kernel records them: a uprobe on each libibverbs entry point and on the
+ * rxe provider's post functions (the int3 the kernel puts there fires
+ * whatever the program does, and only the kernel writes the trace
+ * buffer), and a kprobe on rxe_cq_post, the kernel writing a completion
+ * into a CQ.  The fields the probes read are offsets in the public
+ * structures of <infiniband/verbs.h> and <rdma/ib_user_verbs.h>, taken
+ * here with offsetof(), so they are right for this build and this
+ * architecture.
+ *
+ *   probes lib DEV      the lines for uprobe_events and kprobe_events
+ *                       (group "lab"): libibverbs' entry points, found
+ *                       with dlvsym(), and the provider's post_send and
+ *                       post_recv, read from DEV's context ops; each
+ *                       place as FILE:OFFSET, found in /proc/self/maps
+ *   probes notes BIN    the lines for BIN's scaffolding notes (group
+ *                       "labn"): lab_barrier, lab_send_write_done and
+ *                       lab_send_atomic_done, from BIN's symbol table
+ *
+ * Run as root in the guest at boot (lib) and before each run of a
+ * student's program (notes).  Exit status 1 with one line on stderr when
+ * something is missing.
+ */
+#define _GNU_SOURCE
+#include <dlfcn.h>
+#include <elf.h>
+#include <fcntl.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <infiniband/verbs.h>
+#include <rdma/ib_user_verbs.h>
+
+/* The argument registers: A for plain strings, F in printf formats. */
+#if defined(__x86_64__)
+#define A1 "%di"
+#define A2 "%si"
+#define A3 "%dx"
+#define A4 "%cx"
+#define A5 "%r8"
+#define F1 "%%di"
+#define F2 "%%si"
+#define F3 "%%dx"
+#elif defined(__aarch64__)
+#define A1 "%x0"
+#define A2 "%x1"
+#define A3 "%x2"
+#define A4 "%x3"
+#define A5 "%x4"
+#define F1 "%%x0"
+#define F2 "%%x1"
+#define F3 "%%x2"
+#else
+#error "probes.c knows the argument registers of x86-64 and arm64 only"
+#endif
+
+#define OFF(type, field) ((unsigned int)offsetof(type, field))
+
+static int probes_err(const char *what, const char *arg)
+{
+	fprintf(stderr, "probes: %s %s\n", what, arg);
+	return 1;
+}
+
+/* Where addr lies in a mapped file: its path and file offset. */
+static int probes_place(const void *addr, char *path, size_t size,
+			unsigned long *off)
+{
+	unsigned long a = (unsigned long)addr, lo, hi, pgoff;
+	char line[4096], file[4096];
+	FILE *f = fopen("/proc/self/maps", "r");
+	int found = 0;
+
+	if (!f)
+		return -1;
+	while (!found && fgets(line, sizeof(line), f)) {
+		file[0] = '\0';
+		if (sscanf(line, "%lx-%lx %*s %lx %*s %*s %4095s", &lo, &hi,
+			   &pgoff, file) < 3)
+			continue;
+		if (a < lo || a >= hi || file[0] != '/')
+			continue;
+		snprintf(path, size, "%s", file);
+		*off = a - lo + pgoff;
+		found = 1;
+	}
+	fclose(f);
+	return found ? 0 : -1;
+}
+
+/* One uprobe (and its return probe when ret is not NULL) at addr. */
+static int probes_at(const char *event, const void *addr, const char *args,
+		     const char *ret)
+{
+	char path[4096];
+	unsigned long off;
+
+	if (!addr || probes_place(addr, path, sizeof(path), &off))
+		return probes_err("cannot place", event);
+	printf("p:lab/%s %s:0x%lx %s\n", event, path, off, args);
+	if (ret)
+		printf("r:lab/%s_ret %s:0x%lx %s\n", event, path, off, ret);
+	return 0;
+}
+
+static int probes_fn(const char *event, const char *sym, const char *ver,
+		     const char *args, const char *ret)
+{
+	void *addr = dlvsym(RTLD_DEFAULT, sym, ver);
+
+	if (!addr)
+		return probes_err("no symbol", sym);
+	return probes_at(event, addr, args, ret);
+}
+
+/* The modify_qp probe: every attribute the judges look at. */
+static void probes_modify_args(char *buf, size_t size)
+{
+	typedef struct ibv_qp_attr qa;
+
+	snprintf(buf, size,
+		 "qp=" F1 ":x64 qpn=+%u(" F1 "):x32 mask=" F3 ":x32 "
+		 "state=+%u(" F2 "):u32 access=+%u(" F2 "):x32 "
+		 "port=+%u(" F2 "):u8 path_mtu=+%u(" F2 "):u32 "
+		 "dest_qpn=+%u(" F2 "):x32 rq_psn=+%u(" F2 "):x32 "
+		 "sq_psn=+%u(" F2 "):x32 is_global=+%u(" F2 "):u8 "
+		 "sgid_idx=+%u(" F2 "):u8 hop_limit=+%u(" F2 "):u8 "
+		 "dgid_a=+%u(" F2 "):x64 dgid_b=+%u(" F2 "):x64 "
+		 "dlid=+%u(" F2 "):x16 timeout=+%u(" F2 "):u8 "
+		 "retry_cnt=+%u(" F2 "):u8 rnr_retry=+%u(" F2 "):u8 "
+		 "ah_port=+%u(" F2 "):u8 min_rnr_timer=+%u(" F2 "):u8 "
+		 "max_dest_rd_atomic=+%u(" F2 "):u8 "
+		 "max_rd_atomic=+%u(" F2 "):u8 pkey_index=+%u(" F2 "):u16",
+		 OFF(struct ibv_qp, qp_num), OFF(qa, qp_state),
+		 OFF(qa, qp_access_flags), OFF(qa, port_num),
+		 OFF(qa, path_mtu), OFF(qa, dest_qp_num), OFF(qa, rq_psn),
+		 OFF(qa, sq_psn), OFF(qa, ah_attr.is_global),
+		 OFF(qa, ah_attr.grh.sgid_index),
+		 OFF(qa, ah_attr.grh.hop_limit), OFF(qa, ah_attr.grh.dgid),
+		 OFF(qa, ah_attr.grh.dgid) + 8, OFF(qa, ah_attr.dlid),
+		 OFF(qa, timeout), OFF(qa, retry_cnt), OFF(qa, rnr_retry),
+		 OFF(qa, ah_attr.port_num), OFF(qa, min_rnr_timer),
+		 OFF(qa, max_dest_rd_atomic), OFF(qa, max_rd_atomic),
+		 OFF(qa, pkey_index));
+}
+
+/*
+ * post_send: the first request of the list, with both places a remote
+ * address can be (wr.rdma for READ and WRITE, wr.atomic for the atomics,
+ * members of one union) and its first SGE.
+ */
+static void probes_send_args(char *buf, size_t size)
+{
+	typedef struct ibv_send_wr wr;
+	unsigned int sg = OFF(wr, sg_list);
+
+	snprintf(buf, size,
+		 "qpn=+%u(" F1 "):x32 next=+%u(" F2 "):x64 "
+		 "opcode=+%u(" F2 "):u32 flags=+%u(" F2 "):x32 "
+		 "imm=+%u(" F2 "):x32 raddr=+%u(" F2 "):x64 "
+		 "rkey=+%u(" F2 "):x32 araddr=+%u(" F2 "):x64 "
+		 "arkey=+%u(" F2 "):x32 cmp_add=+%u(" F2 "):x64 "
+		 "swap=+%u(" F2 "):x64 num_sge=+%u(" F2 "):s32 "
+		 "laddr=+%u(+%u(" F2 ")):x64 len=+%u(+%u(" F2 ")):u32",
+		 OFF(struct ibv_qp, qp_num), OFF(wr, next), OFF(wr, opcode),
+		 OFF(wr, send_flags), OFF(wr, imm_data),
+		 OFF(wr, wr.rdma.remote_addr), OFF(wr, wr.rdma.rkey),
+		 OFF(wr, wr.atomic.remote_addr), OFF(wr, wr.atomic.rkey),
+		 OFF(wr, wr.atomic.compare_add), OFF(wr, wr.atomic.swap),
+		 OFF(wr, num_sge), OFF(struct ibv_sge, addr), sg,
+		 OFF(struct ibv_sge, length), sg);
+}
+
+/* post_recv: how long the list is, up to four (the lab posts three). */
+static void probes_recv_args(char *buf, size_t size)
+{
+	unsigned int nx = OFF(struct ibv_recv_wr, next);
+
+	snprintf(buf, size,
+		 "qpn=+%u(" F1 "):x32 wr=" F2 ":x64 n1=+%u(" F2 "):x64 "
+		 "n2=+%u(+%u(" F2 ")):x64 n3=+%u(+%u(+%u(" F2 "))):x64",
+		 OFF(struct ibv_qp, qp_num), nx, nx, nx, nx, nx, nx);
+}
+
+static int probes_lib(const char *devname)
+{
+	struct ibv_device **list = ibv_get_device_list(NULL);
+	struct ibv_context *ctx = NULL;
+	char modify[2048], send[2048], recv[1024], mr_ret[256], qp_ret[256];
+	char qp_args[256];
+	int i, bad = 0;
+	typedef struct ibv_qp_init_attr qi;
+
+	for (i = 0; list && list[i]; i++)
+		if (!strcmp(ibv_get_device_name(list[i]), devname))
+			ctx = ibv_open_device(list[i]);
+	if (!ctx)
+		return probes_err("cannot open the device", devname);
+	probes_modify_args(modify, sizeof(modify));
+	probes_send_args(send, sizeof(send));
+	probes_recv_args(recv, sizeof(recv));
+	snprintf(mr_ret, sizeof(mr_ret),
+		 "ret=$retval:x64 lkey=+%u($retval):x32 rkey=+%u($retval):x32",
+		 OFF(struct ibv_mr, lkey), OFF(struct ibv_mr, rkey));
+	snprintf(qp_ret, sizeof(qp_ret), "ret=$retval:x64 qpn=+%u($retval):x32",
+		 OFF(struct ibv_qp, qp_num));
+	snprintf(qp_args, sizeof(qp_args),
+		 "pd=" F1 ":x64 type=+%u(" F2 "):u32 send_cq=+%u(" F2 "):x64 "
+		 "recv_cq=+%u(" F2 "):x64",
+		 OFF(qi, qp_type), OFF(qi, send_cq), OFF(qi, recv_cq));
+
+	bad |= probes_fn("ibv_get_device_list", "ibv_get_device_list",
+			 "IBVERBS_1.1", "num=" A1 ":x64", "ret=$retval:x64");
+	bad |= probes_fn("ibv_free_device_list", "ibv_free_device_list",
+			 "IBVERBS_1.1", "list=" A1 ":x64", NULL);
+	bad |= probes_fn("ibv_open_device", "ibv_open_device", "IBVERBS_1.1",
+			 "dev=" A1 ":x64", "ret=$retval:x64");
+	bad |= probes_fn("ibv_close_device", "ibv_close_device", "IBVERBS_1.1",
+			 "ctx=" A1 ":x64", "ret=$retval:s32");
+	bad |= probes_fn("ibv_alloc_pd", "ibv_alloc_pd", "IBVERBS_1.1",
+			 "ctx=" A1 ":x64", "ret=$retval:x64");
+	bad |= probes_fn("ibv_dealloc_pd", "ibv_dealloc_pd", "IBVERBS_1.1",
+			 "pd=" A1 ":x64", "ret=$retval:s32");
+	bad |= probes_fn("ibv_create_comp_channel", "ibv_create_comp_channel",
+			 "IBVERBS_1.0", "ctx=" A1 ":x64", "ret=$retval:x64");
+	bad |= probes_fn("ibv_destroy_comp_channel",
+			 "ibv_destroy_comp_channel", "IBVERBS_1.0",
+			 "ch=" A1 ":x64", "ret=$retval:s32");
+	bad |= probes_fn("ibv_create_cq", "ibv_create_cq", "IBVERBS_1.1",
+			 "ctx=" A1 ":x64 cqe=" A2 ":s32 ch=" A4 ":x64",
+			 "ret=$retval:x64");
+	bad |= probes_fn("ibv_destroy_cq", "ibv_destroy_cq", "IBVERBS_1.1",
+			 "cq=" A1 ":x64", "ret=$retval:s32");
+	/* ibv_reg_mr and ibv_reg_mr_iova end in this one. */
+	bad |= probes_fn("ibv_reg_mr", "ibv_reg_mr_iova2", "IBVERBS_1.8",
+			 "pd=" A1 ":x64 addr=" A2 ":x64 len=" A3 ":u64 "
+			 "iova=" A4 ":x64 access=" A5 ":x32",
+			 mr_ret);
+	bad |= probes_fn("ibv_dereg_mr", "ibv_dereg_mr", "IBVERBS_1.1",
+			 "mr=" A1 ":x64", "ret=$retval:s32");
+	bad |= probes_fn("ibv_create_qp", "ibv_create_qp", "IBVERBS_1.1",
+			 qp_args, qp_ret);
+	bad |= probes_fn("ibv_destroy_qp", "ibv_destroy_qp", "IBVERBS_1.1",
+			 "qp=" A1 ":x64", "ret=$retval:s32");
+	bad |= probes_fn("ibv_modify_qp", "ibv_modify_qp", "IBVERBS_1.1",
+			 modify, "ret=$retval:s32");
+	/* Static inlines of verbs.h call these through the context. */
+	bad |= probes_at("ibv_post_send", (void *)ctx->ops.post_send, send,
+			 "ret=$retval:s32");
+	bad |= probes_at("ibv_post_recv", (void *)ctx->ops.post_recv, recv,
+			 "ret=$retval:s32");
+	/*
+	 * The kernel's own completions: rxe_cq_post(cq, cqe, solicited)
+	 * writes a user CQ's entries as struct ib_uverbs_wc.  Polling is
+	 * the program's business; that the kernel completed the request
+	 * is the fact.
+	 */
+	printf("p:lab/wc rxe_cq_post qpn=+%u($arg2):x32 opcode=+%u($arg2):u32 "
+	       "status=+%u($arg2):u32 byte_len=+%u($arg2):u32 "
+	       "flags=+%u($arg2):x32 imm=+%u($arg2):x32\n",
+	       OFF(struct ib_uverbs_wc, qp_num), OFF(struct ib_uverbs_wc, opcode),
+	       OFF(struct ib_uverbs_wc, status),
+	       OFF(struct ib_uverbs_wc, byte_len),
+	       OFF(struct ib_uverbs_wc, wc_flags),
+	       OFF(struct ib_uverbs_wc, ex.imm_data));
+	if (ibv_close_device(ctx))
+		bad |= probes_err("cannot close", devname);
+	ibv_free_device_list(list);
+	return bad;
+}
+
+/* The file offset of BIN's global function sym (an ELF64 of this host). */
+static long probes_sym(const unsigned char *p, size_t n, const char *sym)
+{
+	const Elf64_Ehdr *eh = (const void *)p;
+	const Elf64_Shdr *sh;
+	const Elf64_Phdr *ph;
+	size_t i, k;
+
+	if (n < sizeof(*eh) || memcmp(eh->e_ident, ELFMAG, SELFMAG) ||
+	    eh->e_ident[EI_CLASS] != ELFCLASS64 ||
+	    eh->e_shoff + (size_t)eh->e_shnum * sizeof(*sh) > n ||
+	    eh->e_phoff + (size_t)eh->e_phnum * sizeof(*ph) > n)
+		return -1;
+	sh = (const void *)(p + eh->e_shoff);
+	ph = (const void *)(p + eh->e_phoff);
+	for (i = 0; i < eh->e_shnum; i++) {
+		const Elf64_Sym *s = (const void *)(p + sh[i].sh_offset);
+		const Elf64_Shdr *str;
+
+		if (sh[i].sh_type != SHT_SYMTAB || sh[i].sh_link >= eh->e_shnum ||
+		    sh[i].sh_offset + sh[i].sh_size > n)
+			continue;
+		str = &sh[sh[i].sh_link];
+		if (str->sh_offset + str->sh_size > n)
+			continue;
+		for (k = 0; k < sh[i].sh_size / sizeof(*s); k++) {
+			if (ELF64_ST_BIND(s[k].st_info) != STB_GLOBAL ||
+			    ELF64_ST_TYPE(s[k].st_info) != STT_FUNC ||
+			    s[k].st_name >= str->sh_size ||
+			    strncmp((const char *)p + str->sh_offset +
+					    s[k].st_name,
+				    sym, str->sh_size - s[k].st_name))
+				continue;
+			for (size_t j = 0; j < eh->e_phnum; j++)
+				if (ph[j].p_type == PT_LOAD &&
+				    s[k].st_value >= ph[j].p_vaddr &&
+				    s[k].st_value <
+					    ph[j].p_vaddr + ph[j].p_filesz)
+					return (long)(s[k].st_value -
+						      ph[j].p_vaddr +
+						      ph[j].p_offset);
+		}
+	}
+	return -1;
+}
+
+static int probes_notes(const char *bin)
+{
+	static const char *const notes[][2] = {
+		{ "barrier", "lab_barrier" },
+		{ "write_done", "lab_send_write_done" },
+		{ "atomic_done", "lab_send_atomic_done" },
+	};
+	struct stat st;
+	unsigned char *p;
+	size_t i;
+	long off;
+	int fd = open(bin, O_RDONLY | O_NOFOLLOW | O_CLOEXEC), bad = 0;
+
+	if (fd < 0 || fstat(fd, &st) || !S_ISREG(st.st_mode) || !st.st_size)
+		return probes_err("cannot read", bin);
+	p = mmap(NULL, st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+	close(fd);
+	if (p == MAP_FAILED)
+		return probes_err("cannot map", bin);
+	for (i = 0; i < sizeof(notes) / sizeof(notes[0]); i++) {
+		off = probes_sym(p, st.st_size, notes[i][1]);
+		/* A core-only build has no atomic notice. */
+		if (off < 0)
+			continue;
+		printf("p:labn/%s %s:0x%lx\n", notes[i][0], bin, off);
+	}
+	if (probes_sym(p, st.st_size, "lab_barrier") < 0)
+		bad = probes_err("no lab_barrier in", bin);
+	munmap(p, st.st_size);
+	return bad;
+}
+
+int main(int argc, char **argv)
+{
+	if (argc == 3 && !strcmp(argv[1], "lib"))
+		return probes_lib(argv[2]);
+	if (argc == 3 && !strcmp(argv[1], "notes"))
+		return probes_notes(argv[2]);
+	fprintf(stderr, "usage: probes lib DEV | probes notes BINARY\n");
+	return 2;
+}
