@@ -187,6 +187,20 @@ else
 	fail grader_one_judge_per_step "$BIN/judges.out"
 fi
 
+# ---- the grader's evidence readers, on recorded evidence ----
+# The guest kernel's trace (tests/unit/ktrace/, from real grading runs)
+# and the wire's ICRC (docs/runs/demo.pcap).
+python3 -B tests/unit/grader_evidence.py >"$BIN/evidence.out" 2>&1
+rc=$?
+cat "$BIN/evidence.out"
+p=$(grep -c '^ok ' "$BIN/evidence.out")
+f=$(grep -c '^FAIL ' "$BIN/evidence.out")
+t_pass=$((t_pass + p))
+t_fail=$((t_fail + f))
+if [ "$rc" -ne 0 ] && [ "$f" -eq 0 ]; then
+	ko grader_evidence_exit "exit status $rc without a FAIL line"
+fi
+
 # ---- the generator rejects bad markers, naming the line ----
 # usage: bad_markers NAME EXPECTED-STDERR-TEXT  (input on stdin)
 bad_markers() {

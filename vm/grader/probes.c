@@ -142,10 +142,9 @@ static void probes_modify_args(char *buf, size_t size)
 		 "max_dest_rd_atomic=+%u(" F2 "):u8 "
 		 "max_rd_atomic=+%u(" F2 "):u8 pkey_index=+%u(" F2 "):u16",
 		 OFF(struct ibv_qp, qp_num), OFF(qa, qp_state),
-		 OFF(qa, qp_access_flags), OFF(qa, port_num),
-		 OFF(qa, path_mtu), OFF(qa, dest_qp_num), OFF(qa, rq_psn),
-		 OFF(qa, sq_psn), OFF(qa, ah_attr.is_global),
-		 OFF(qa, ah_attr.grh.sgid_index),
+		 OFF(qa, qp_access_flags), OFF(qa, port_num), OFF(qa, path_mtu),
+		 OFF(qa, dest_qp_num), OFF(qa, rq_psn), OFF(qa, sq_psn),
+		 OFF(qa, ah_attr.is_global), OFF(qa, ah_attr.grh.sgid_index),
 		 OFF(qa, ah_attr.grh.hop_limit), OFF(qa, ah_attr.grh.dgid),
 		 OFF(qa, ah_attr.grh.dgid) + 8, OFF(qa, ah_attr.dlid),
 		 OFF(qa, timeout), OFF(qa, retry_cnt), OFF(qa, rnr_retry),
@@ -233,9 +232,8 @@ static int probes_lib(const char *devname)
 			 "pd=" A1 ":x64", "ret=$retval:s32");
 	bad |= probes_fn("ibv_create_comp_channel", "ibv_create_comp_channel",
 			 "IBVERBS_1.0", "ctx=" A1 ":x64", "ret=$retval:x64");
-	bad |= probes_fn("ibv_destroy_comp_channel",
-			 "ibv_destroy_comp_channel", "IBVERBS_1.0",
-			 "ch=" A1 ":x64", "ret=$retval:s32");
+	bad |= probes_fn("ibv_destroy_comp_channel", "ibv_destroy_comp_channel",
+			 "IBVERBS_1.0", "ch=" A1 ":x64", "ret=$retval:s32");
 	bad |= probes_fn("ibv_create_cq", "ibv_create_cq", "IBVERBS_1.1",
 			 "ctx=" A1 ":x64 cqe=" A2 ":s32 ch=" A4 ":x64",
 			 "ret=$retval:x64");
@@ -268,7 +266,8 @@ static int probes_lib(const char *devname)
 	printf("p:lab/wc rxe_cq_post qpn=+%u($arg2):x32 opcode=+%u($arg2):u32 "
 	       "status=+%u($arg2):u32 byte_len=+%u($arg2):u32 "
 	       "flags=+%u($arg2):x32 imm=+%u($arg2):x32\n",
-	       OFF(struct ib_uverbs_wc, qp_num), OFF(struct ib_uverbs_wc, opcode),
+	       OFF(struct ib_uverbs_wc, qp_num),
+	       OFF(struct ib_uverbs_wc, opcode),
 	       OFF(struct ib_uverbs_wc, status),
 	       OFF(struct ib_uverbs_wc, byte_len),
 	       OFF(struct ib_uverbs_wc, wc_flags),
@@ -298,7 +297,8 @@ static long probes_sym(const unsigned char *p, size_t n, const char *sym)
 		const Elf64_Sym *s = (const void *)(p + sh[i].sh_offset);
 		const Elf64_Shdr *str;
 
-		if (sh[i].sh_type != SHT_SYMTAB || sh[i].sh_link >= eh->e_shnum ||
+		if (sh[i].sh_type != SHT_SYMTAB ||
+		    sh[i].sh_link >= eh->e_shnum ||
 		    sh[i].sh_offset + sh[i].sh_size > n)
 			continue;
 		str = &sh[sh[i].sh_link];

@@ -1,0 +1,112 @@
+"""The grader's evidence readers, on recorded evidence (no guests): the
+guest kernel's trace (tests/unit/ktrace/, recorded from real grading runs
+of the reference and of the notice_early mistake) and the wire's ICRC
+(docs/runs/demo.pcap).  One "ok NAME" or "FAIL NAME: why" line per
+check."""
+import os
+import sys
+
+sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "..",
+                                "vm", "grader"))
+import grader  # noqa: E402
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+failed = 0
+
+
+def check(name, good, why=""):
+    global failed
+    if good:
+        print("ok   %s" % name)
+    else:
+        failed += 1
+        print("FAIL %s: %s" % (name, why))
+
+
+def kt(name):
+    with open(os.path.join(HERE, "ktrace", name)) as f:
+        return f.read()
+
+
+ref_cli = grader.parse_ktrace(kt("reference-client.txt"))
+ref_srv = grader.parse_ktrace(kt("reference-server.txt"))
+early = grader.parse_ktrace(kt("notice_early-client.txt"))
+
+fns = [e["_fn"] for e in ref_cli]
+made = {e["_fn"] for e in ref_cli if grader.created(e["_ret"])}
+want = {"ibv_open_device", "ibv_alloc_pd", "ibv_create_comp_channel",
+        "ibv_create_cq", "ibv_reg_mr", "ibv_create_qp"}
+check("ktrace_calls_joined_with_returns", want <= made,
+      "created: %s" % sorted(made))
+live, bad = grader.leaks(ref_cli)
+check("ktrace_reference_releases_all", not live and not bad,
+      "%s %s" % (live, bad))
+rtr = [e for e in ref_cli if e["_fn"] == "ibv_modify_qp" and
+       grader.num(e.get("state")) == grader.QPS_RTR]
+check("ktrace_dgid_as_the_tracer_wrote_it",
+      rtr and rtr[0]["dgid"].startswith("0000:0000:0000:0000:0000:ffff:"),
+      rtr and rtr[0].get("dgid"))
+imms = {e["imm"] for e in ref_srv if e["_fn"] == "wc" and
+        grader.num(e.get("flags"), 0) & 2}
+sent = {e["imm"] for e in ref_cli if e["_fn"] == "ibv_post_send" and
+        grader.num(e.get("opcode")) in (1, 3)}
+check("ktrace_immediate_in_host_order", imms and imms == sent,
+      "completed %s, posted %s" % (imms, sent))
+check("ktrace_notes_in_order",
+      fns.index("note") < fns.index("ibv_post_send") and
+      grader.write_done_early(ref_cli) is False and
+      grader.notice_early(ref_cli, "atomic_done",
+                          [grader.WC_FETCH_ADD, grader.WC_COMP_SWAP])
+      is False, "barrier, write_done or atomic_done out of order")
+check("ktrace_notice_before_completion", grader.write_done_early(early),
+      "notice_early's trace: %s" % grader.write_done_early(early))
+no_note = [e for e in ref_cli if e["_fn"] != "note"]
+check("ktrace_missing_note_is_not_a_pass",
+      grader.write_done_early(no_note) is None and
+      grader.recvs_before(no_note, "barrier")[1] is False)
+# Only lines of the probes' own shape count: text in a field, or a line
+# cut short, is no event.
+forged = ("           <...>-363     [000] DNZff    53.7: barrier: (0x1) "
+          "what=\"x\"\n"
+          "           <...>-363     [000] DNZff    53.7: ibv_alloc_pd_ret: "
+          "(0x1 <- 0x2) ret=0x1 x=a b\n"
+          "           <...>-363     [000] DNZff    53.7: wc: (x) qpn=0x2a "
+          "opcode=2\n"
+          "<...>-363 [000] DNZff 53.7: wc: (rxe_cq_post) qpn=0x2a opcode=2 "
+          "status=0 byte_len=8 flags=0x0 imm=0x0 junk")
+check("ktrace_only_its_own_shape",
+      [e["_fn"] for e in grader.parse_ktrace(forged)] == ["wc"],
+      grader.parse_ktrace(forged))
+
+# The wire: every packet of a real capture has a right ICRC; one changed
+# byte of payload, and that packet no longer counts.
+pcap = os.path.join(HERE, "..", "..", "docs", "runs", "demo.pcap")
+with open(pcap, "rb") as f:
+    data = bytearray(f.read())
+good = grader.parse_pcap(pcap)
+real = grader.icrc_ok
+grader.icrc_ok = lambda *a: True
+every = grader.parse_pcap(pcap)
+grader.icrc_ok = real
+check("icrc_of_every_real_packet_right", good and len(good) == len(every),
+      "%d of %d" % (len(good or []), len(every or [])))
+tmp = os.path.join(os.environ.get("TMPDIR", "/tmp"),
+                   "grader-icrc-%d.pcap" % os.getpid())
+try:
+    w = [x for x in good if x["len"] > 0][0]
+    recs = list(grader.pcap_records(bytes(data)))
+    # The payload's first byte of that frame, found in the file.
+    frame = recs[w["frame"] - 1][2]
+    at = bytes(data).find(frame) + len(frame) - 4 - w["len"]
+    data[at] ^= 1
+    with open(tmp, "wb") as f:
+        f.write(data)
+    left = grader.parse_pcap(tmp)
+    check("icrc_refuses_a_changed_byte",
+          len(left) == len(good) - 1 and
+          w["frame"] not in [x["frame"] for x in left],
+          "%d packets left of %d" % (len(left), len(good)))
+finally:
+    if os.path.exists(tmp):
+        os.unlink(tmp)
+sys.exit(1 if failed else 0)
