@@ -122,8 +122,8 @@ dist: all
 # What the grading guests run besides the students' programs, rebuilt only
 # when its source changes: the tracer (tests/faults.sh), the kernel
 # trace's probes, the QPN skew, the sandbox, and the scaffolding a
-# student's main.c is linked with (the flags of every build of it).  Each file appears whole (.tmp, then mv): two batches may build
-# at once.
+# student's main.c is linked with (the flags of every build of it).  Each
+# file appears whole (.tmp, then mv): two batches may build at once.
 TOOLS := out/tools
 TOOLS_CFLAGS := -std=gnu11 -O2 -Wall -Wextra -Werror
 GRADER_TOOLS := $(TOOLS)/libtrace.so $(TOOLS)/probes $(TOOLS)/skew \
