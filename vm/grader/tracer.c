@@ -1,19 +1,19 @@
 /*
  * tracer.c: LD_PRELOAD tracer of the exported ibv_* entry points, for the
- * grader.  Each call the traced program makes is written as one line to
- * the descriptor $LAB_TRACE_FD, after the key read from $LAB_TRACE_KEY_FD:
+ * fault tests (tests/faults.sh: which objects a failing program created
+ * and released).  It runs inside the traced process, which could write
+ * anything it writes, so the grader never reads it: its evidence is the
+ * guest kernel's trace (vm/grader/probes.c).  Each call is written as one
+ * line to the descriptor $LAB_TRACE_FD, after a key read from
+ * $LAB_TRACE_KEY_FD when there is one:
  *
- *   key=K ibv_reg_mr pd=0x.. addr=0x.. len=N access=0x.. = 0x.. lkey=..
- *   key=K ibv_modify_qp qp=0x.. qpn=0x.. mask=0x.. state=2 ... = 0
+ *   ibv_reg_mr pd=0x.. addr=0x.. len=N access=0x.. = 0x.. lkey=..
+ *   ibv_modify_qp qp=0x.. qpn=0x.. mask=0x.. state=2 ... = 0
  *
- * Pointers identify objects, so the grader can match every destroy with
- * its create and check the order.  ibv_post_send, ibv_post_recv and
- * ibv_poll_cq are static inlines in verbs.h that call through the
- * context's ops table, so the tracer swaps its own functions into that
- * table when a device is opened: the order of posts, completions and the
- * scaffolding's notes (lab_trace_note: "barrier", "write_done",
- * "atomic_done") is what the grader judges races by, not the timing of one
- * run.
+ * Pointers identify objects, so every destroy can be matched with its
+ * create.  ibv_post_send, ibv_post_recv and ibv_poll_cq are static inlines
+ * in verbs.h that call through the context's ops table, so the tracer
+ * swaps its own functions into that table when a device is opened.
  */
 #define _GNU_SOURCE
 #include <dlfcn.h>
@@ -219,18 +219,6 @@ static void hook_ops(struct ibv_context *c)
 		c->ops.post_srq_recv = hook_post_srq_recv;
 	if (c->ops.poll_cq)
 		c->ops.poll_cq = hook_poll_cq;
-}
-
-/* Called by the lab's scaffolding (lab/support.c) at the points where it
- * tells the peer something over TCP. */
-void lab_trace_note(const char *what)
-{
-	/* Only the scaffolding's words: a program calling this itself must
-	 * not get a line of its choice into the trace. */
-	if (!what || (strcmp(what, "barrier") && strcmp(what, "write_done") &&
-		      strcmp(what, "atomic_done")))
-		what = "other";
-	trace("note what=%s = 0", what);
 }
 
 /* verbs.h wraps this name in a macro; the exported symbol is the same. */
