@@ -598,11 +598,11 @@ int lab_exchange_dest(struct lab_ctx *ctx)
 
 /*
  * Both sides: "my QP is in RTS"; returns once the peer said the same.
- * The grader's guest kernel notes when this, lab_send_write_done() and
- * lab_send_atomic_done() are entered (vm/grader/probes.c): whether the
- * receives were posted before the peer was told it may send, and whether
- * the WRITE had completed before the notice, are read from the order of
- * events, not left to the timing of one run.
+ * The grader's guest kernel records every TCP send next to the verbs
+ * calls (vm/grader/probes.c): whether the receives were posted before
+ * this byte told the peer it may send, and whether the WRITE had
+ * completed before the write notice, are read from the order of events,
+ * not left to the timing of one run.
  */
 int lab_barrier(struct lab_ctx *ctx)
 {

@@ -1,6 +1,7 @@
 """The grader's evidence readers, on recorded evidence (no guests): the
 guest kernel's trace (tests/unit/ktrace/, recorded from real grading runs
-of the reference and of the notice_early mistake) and the wire's ICRC
+of the reference, the notice_early mistake and the raw_barrier hostile,
+the guests at their addresses 192.0.2.1 and .2) and the wire's ICRC
 (docs/runs/demo.pcap).  One "ok NAME" or "FAIL NAME: why" line per
 check."""
 import os
@@ -32,7 +33,6 @@ ref_cli = grader.parse_ktrace(kt("reference-client.txt"))
 ref_srv = grader.parse_ktrace(kt("reference-server.txt"))
 early = grader.parse_ktrace(kt("notice_early-client.txt"))
 
-fns = [e["_fn"] for e in ref_cli]
 made = {e["_fn"] for e in ref_cli if grader.created(e["_ret"])}
 want = {"ibv_open_device", "ibv_alloc_pd", "ibv_create_comp_channel",
         "ibv_create_cq", "ibv_reg_mr", "ibv_create_qp"}
@@ -52,18 +52,30 @@ sent = {e["imm"] for e in ref_cli if e["_fn"] == "ibv_post_send" and
         grader.num(e.get("opcode")) in (1, 3)}
 check("ktrace_immediate_in_host_order", imms and imms == sent,
       "completed %s, posted %s" % (imms, sent))
-check("ktrace_notes_in_order",
-      fns.index("note") < fns.index("ibv_post_send") and
-      grader.write_done_early(ref_cli) is False and
-      grader.notice_early(ref_cli, "atomic_done",
-                          [grader.WC_FETCH_ADD, grader.WC_COMP_SWAP])
-      is False, "barrier, write_done or atomic_done out of order")
-check("ktrace_notice_before_completion", grader.write_done_early(early),
-      "notice_early's trace: %s" % grader.write_done_early(early))
-no_note = [e for e in ref_cli if e["_fn"] != "note"]
-check("ktrace_missing_note_is_not_a_pass",
-      grader.write_done_early(no_note) is None and
-      grader.recvs_before(no_note, "barrier")[1] is False)
+SRV, CLI = "192.0.2.1", "192.0.2.2"
+raw = grader.parse_ktrace(kt("raw_barrier-server.txt"))
+at = grader.signal_at(ref_srv, "server", "barrier", CLI)
+check("ktrace_barrier_after_the_receives",
+      at is not None and grader.recvs_before(ref_srv, at) == 3,
+      "barrier at %s, %s receives before" % (
+          at, grader.recvs_before(ref_srv, at or 0)))
+check("ktrace_notices_after_the_completions",
+      grader.write_done_early(ref_cli, SRV) is False and
+      grader.notice_early(ref_cli, grader.signal_at(
+          ref_cli, "client", "atomic_done", SRV),
+          [grader.WC_FETCH_ADD, grader.WC_COMP_SWAP]) is False,
+      "write or atomic notice before its completions")
+check("ktrace_notice_before_completion",
+      grader.write_done_early(early, SRV) is True,
+      "notice_early's trace: %s" % grader.write_done_early(early, SRV))
+at = grader.signal_at(raw, "server", "barrier", CLI)
+check("ktrace_barrier_is_a_byte_not_a_call",
+      at is not None and grader.recvs_before(raw, at) == 0,
+      "raw_barrier's barrier at %s" % at)
+no_tcp = [e for e in ref_cli if e["_fn"] != "tcp"]
+check("ktrace_missing_notice_is_not_a_pass",
+      grader.write_done_early(no_tcp, SRV) is None and
+      grader.signal_at(ref_cli, "client", "barrier", "10.0.0.9") is None)
 # Only lines of the probes' own shape count: text in a field, or a line
 # cut short, is no event.
 forged = ("           <...>-363     [000] DNZff    53.7: barrier: (0x1) "

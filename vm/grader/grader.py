@@ -76,6 +76,7 @@ STEP_NAMES = [s for s, _ in GRADED]
 PART_LINE = {1: "Score", 2: "Part two"}
 ATOMIC_ADD = read_define("LAB_ATOMIC_ADD")
 ATOMIC_SWAP = read_define("LAB_ATOMIC_SWAP")
+WIRE_SIZE = read_define("LAB_WIRE_SIZE")
 PAIRINGS = {
     "p1": {"server": "student", "client": "ref"},
     "p2": {"server": "ref", "client": "student"},
@@ -304,7 +305,6 @@ def parse_trace(text):
 # command names recorded): TASK-PID [CPU] FLAGS TIME: EVENT: (PLACE) FIELDS.
 KT_LINE = re.compile(r"^\s*\S*-(\d+)\s+\[\d+\]\s+\S+\s+\d+\.\d+: "
                      r"(\w+): \([^)]*\)((?: \w+=-?\w+)*)$")
-KT_NOTES = ("barrier", "write_done", "atomic_done")
 WR_ATOMICS = (5, 6)  # IBV_WR_ATOMIC_CMP_AND_SWP, IBV_WR_ATOMIC_FETCH_AND_ADD
 QP_AV = 0x80         # IBV_QP_AV
 
@@ -313,9 +313,10 @@ def parse_ktrace(text):
     """The guest kernel's trace of one run (vm/grader/probes.c), as the
     judges read it: one event per call, {"_fn": name, "_ret": value,
     field: value}, an entry probe joined with the next return probe of
-    the same function on the same thread; the scaffolding's notes as
-    "note" events; the kernel's completions as "wc" events.  Only lines of
-    the probes' own shape count: a field holds a number, never text."""
+    the same function on the same thread; the kernel's completions as
+    "wc" events; the bytes sent over TCP as "tcp" events (daddr, the
+    peer's address; _ret, how many went).  Only lines of the probes' own
+    shape count: a field holds a number, never text."""
     ev, pending = [], {}
     for line in (text or "").splitlines():
         m = KT_LINE.match(line)
@@ -327,9 +328,6 @@ def parse_ktrace(text):
             if e is not None:
                 e["_ret"] = f.pop("ret", "")
                 e.update(f)
-            continue
-        if name in KT_NOTES:
-            ev.append({"_fn": "note", "what": name, "_ret": "0"})
             continue
         e = {"_fn": name, "_ret": ""}
         e.update(f)
@@ -353,6 +351,9 @@ def parse_ktrace(text):
             e["n"] = "2" if num(f.get("next"), 0) else "1"
             if num(f.get("num_sge"), 0) <= 0:
                 e["laddr"], e["len"] = "0x0", "0"
+        elif name == "tcp":
+            e["daddr"] = ".".join(str(b) for b in struct.pack(
+                "<I", num(f.get("daddr"), 0)))
         elif name == "ibv_post_recv":
             e["n"] = str(1 + sum(1 for k in ("n1", "n2", "n3")
                                  if num(f.get(k), 0)))
@@ -701,38 +702,63 @@ def rnr_naks(packets, src, msgs):
     return out
 
 
-def recvs_before(tr, note):
-    """Receive requests posted (returned 0) before the first note, and
-    whether the note came at all."""
-    n = 0
-    for e in tr:
-        if e["_fn"] == "note" and e.get("what") == note:
-            return n, True
-        if e["_fn"] == "ibv_post_recv" and e["_ret"] == "0":
-            n += num(e.get("n"), 1)
-    return n, False
+# What each side sends its peer over TCP, in order (docs/protocol.md): the
+# barrier and the notices are bytes at known places of that stream, and
+# the kernel's trace holds every TCP send with its length, in the order of
+# the verbs calls and completions around it.
+STREAMS = {
+    "server": [("exchange", WIRE_SIZE), ("barrier", 1), ("read_barrier", 1),
+               ("atomic_target", 17)],
+    "client": [("exchange", WIRE_SIZE), ("barrier", 1), ("write_done", 5),
+               ("read_barrier", 1), ("atomic_done", 1)],
+}
 
 
-def write_done_early(tr):
-    """The write notice went out before a successful RDMA WRITE
-    completion (True), after one (False), or never (None)."""
-    return notice_early(tr, "write_done", [WC_RDMA_WRITE])
+def signal_at(tr, side, signal, peer_ip):
+    """The index in tr of the TCP send that carried the first byte of
+    side's signal to peer_ip, or None when it never went."""
+    off = 0
+    for name, n in STREAMS[side]:
+        if name == signal:
+            break
+        off += n
+    sent = 0
+    for i, e in enumerate(tr):
+        if e["_fn"] != "tcp" or e.get("daddr") != peer_ip:
+            continue
+        n = max(num(e["_ret"], 0), 0)
+        if sent <= off < sent + n:
+            return i
+        sent += n
+    return None
 
 
-def notice_early(tr, note, opcodes):
-    """The note came before the kernel had completed (successfully) one
-    request of each opcode in opcodes (True: early, or they never
-    completed), after them (False), or not at all (None).  Both come from
-    the guest kernel's trace, in the order they happened: a missing note
-    is a missing fact, never a pass."""
+def recvs_before(tr, at):
+    """Receive requests posted (returned 0) before event at."""
+    return sum(num(e.get("n"), 1) for e in tr[:at or 0]
+               if e["_fn"] == "ibv_post_recv" and e["_ret"] == "0")
+
+
+def notice_early(tr, at, opcodes):
+    """The notice at event at went before the kernel had completed
+    (successfully) one request of each opcode in opcodes (True: early, or
+    they never completed), after them (False), or never went (None: a
+    missing fact, never a pass)."""
+    if at is None:
+        return None
     left = list(opcodes)
-    for e in tr:
+    for e in tr[:at]:
         if e["_fn"] == "wc" and num(e.get("status")) == 0 and \
                 num(e.get("opcode")) in left:
             left.remove(num(e.get("opcode")))
-        if e["_fn"] == "note" and e.get("what") == note:
-            return bool(left)
-    return None
+    return bool(left)
+
+
+def write_done_early(tr, peer_ip):
+    """A client's write notice: before its WRITE completed (True), after
+    (False), never sent (None)."""
+    return notice_early(tr, signal_at(tr, "client", "write_done", peer_ip),
+                        [WC_RDMA_WRITE])
 
 
 def good_wcs(tr, opcode):
@@ -949,7 +975,8 @@ class Evidence:
         self.cli_qpn = qpn_of(pair["client"])
         self.naks = rnr_naks(packets, self.srv_ip, self.msgs) \
             if side == "server" else []
-        self.posted, self.barrier = recvs_before(self.tr, "barrier")
+        at = signal_at(self.tr, side, "barrier", self.peer.get("ip"))
+        self.posted, self.barrier = recvs_before(self.tr, at), at is not None
 
         # Part two: the client's READs and atomics on the server's QP, and
         # the server's MRs they must target.
@@ -1028,8 +1055,8 @@ class Evidence:
                   else HINTS["rnr"])
         elif not barrier:
             c.bad("%d receives posted, then lab_barrier()" % need,
-                  "no lab_barrier() call in the kernel's trace of your "
-                  "process", HINTS["late_recv"])
+                  "no barrier byte to the peer in the kernel's trace of "
+                  "your process", HINTS["late_recv"])
         elif posted < need:
             c.bad("%d receives posted before lab_barrier()" % need,
                   "%d posted before it" % posted, HINTS["late_recv"])
@@ -1383,7 +1410,7 @@ def judge_write(ev, c):
         # A student client's notice before its WRITE's completion is the
         # cause of what this server then read, and of what the wire
         # carried: that is the hint, whatever check below fails.
-        if P.who == "student" and write_done_early(P.trace):
+        if P.who == "student" and write_done_early(P.trace, ev.ip):
             c.hint = HINTS["early_notice"]
         if S.ok("write") and not write_received(
                 S.val("write", "received"), wmsg, ev.msg):
@@ -1416,11 +1443,11 @@ def judge_write(ev, c):
         # the client may reuse its buffer (the driver clears it for read)
         # before the device has sent it all.  Seen on kernel 6.12's rxe:
         # the reference received other bytes.
-        early = write_done_early(tr)
+        early = write_done_early(tr, ev.peer.get("ip"))
         if S.ok("write") and early is not False:
             c.bad("the WRITE's completion before lab_send_write_done()",
                   "the write notice went out before the WRITE completed"
-                  if early else "no lab_send_write_done() call in the "
+                  if early else "no write notice to the peer in the "
                   "kernel's trace of your process", HINTS["early_notice"])
         if P.who == "ref" and S.ok("write") and not write_received(
                 P.val("write", "received"), wmsg, ev.msg):
@@ -1722,13 +1749,14 @@ def judge_atomic(ev, c):
             c.bad("successful FETCH_ADD and COMP_SWAP completions of your "
                   "QP", "not both in the kernel's trace",
                   HINTS["atomic_traced"])
-        early = notice_early(ev.tr, "atomic_done",
-                             [WC_FETCH_ADD, WC_COMP_SWAP])
+        early = notice_early(ev.tr, signal_at(
+            ev.tr, "client", "atomic_done", ev.peer.get("ip")),
+            [WC_FETCH_ADD, WC_COMP_SWAP])
         if S.ok("atomic") and early is not False:
             c.bad("both atomics' completions before lab_send_atomic_done()",
                   "the atomic notice went out before them" if early else
-                  "no lab_send_atomic_done() call in the kernel's trace "
-                  "of your process", HINTS["atomic_notice"])
+                  "no atomic notice to the peer in the kernel's trace of "
+                  "your process", HINTS["atomic_notice"])
         if P.who == "ref" and S.ok("atomic") and not P.ok("atomic"):
             c.bad("the reference's word ends as 0x%016x (LAB_ATOMIC_SWAP)" %
                   ATOMIC_SWAP, "reference: " + (pf or "no atomic line"),

@@ -6,37 +6,31 @@
  * kernel records them: a uprobe on each libibverbs entry point and on the
  * rxe provider's post functions (the int3 the kernel puts there fires
  * whatever the program does, and only the kernel writes the trace
- * buffer), and a kprobe on rxe_cq_post, the kernel writing a completion
- * into a CQ.  The fields the probes read are offsets in the public
- * structures of <infiniband/verbs.h> and <rdma/ib_user_verbs.h>, taken
- * here with offsetof(), so they are right for this build and this
- * architecture.
+ * buffer), a kprobe on rxe_cq_post, the kernel writing a completion
+ * into a CQ, and one on tcp_sendmsg_locked, every byte sent over TCP (the
+ * barrier and the notices are bytes at known places of a side's stream
+ * to its peer: docs/protocol.md).  The fields the uprobes read are
+ * offsets in the public structures of <infiniband/verbs.h> and
+ * <rdma/ib_user_verbs.h>, taken here with offsetof(), so they are right
+ * for this build and this architecture.
  *
- *   probes lib DEV      the lines for uprobe_events and kprobe_events
- *                       (group "lab"): libibverbs' entry points, found
- *                       with dlvsym(), and the provider's post_send and
- *                       post_recv, read from DEV's context ops; each
- *                       place as FILE:OFFSET, found in /proc/self/maps
- *   probes notes BIN    the lines for BIN's scaffolding notes (group
- *                       "labn"): lab_barrier, lab_send_write_done and
- *                       lab_send_atomic_done, from BIN's symbol table
+ *   probes DEV   the lines for uprobe_events and kprobe_events (group
+ *                "lab"; a kprobe's place is a kernel symbol, an uprobe's
+ *                FILE:OFFSET): libibverbs' entry points, found with
+ *                dlvsym(), and the provider's post_send and post_recv,
+ *                read from DEV's context ops, placed through
+ *                /proc/self/maps
  *
- * Run as root in the guest at boot (lib) and before each run of a
- * student's program (notes).  Exit status 1 with one line on stderr when
- * something is missing.
+ * Run as root in the guest at boot.  Exit status 1 with one line on
+ * stderr when something is missing.
  */
 #define _GNU_SOURCE
 #include <dlfcn.h>
-#include <elf.h>
-#include <fcntl.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #include <infiniband/verbs.h>
 #include <rdma/ib_user_verbs.h>
@@ -272,97 +266,25 @@ static int probes_lib(const char *devname)
 	       OFF(struct ib_uverbs_wc, byte_len),
 	       OFF(struct ib_uverbs_wc, wc_flags),
 	       OFF(struct ib_uverbs_wc, ex.imm_data));
+	/*
+	 * The bytes a program sends over TCP, and to whom: sock_common
+	 * begins with the destination address (skc_daddr), in every
+	 * kernel since 2.6.  tcp_sendmsg_locked is where tcp_sendmsg and
+	 * kernel TLS both end; the return says how many bytes went.
+	 */
+	printf("p:lab/tcp tcp_sendmsg_locked daddr=+0($arg1):x32 "
+	       "size=$arg3:u64\n");
+	printf("r:lab/tcp_ret tcp_sendmsg_locked ret=$retval:s64\n");
 	if (ibv_close_device(ctx))
 		bad |= probes_err("cannot close", devname);
 	ibv_free_device_list(list);
 	return bad;
 }
 
-/* The file offset of BIN's global function sym (an ELF64 of this host). */
-static long probes_sym(const unsigned char *p, size_t n, const char *sym)
-{
-	const Elf64_Ehdr *eh = (const void *)p;
-	const Elf64_Shdr *sh;
-	const Elf64_Phdr *ph;
-	size_t i, k;
-
-	if (n < sizeof(*eh) || memcmp(eh->e_ident, ELFMAG, SELFMAG) ||
-	    eh->e_ident[EI_CLASS] != ELFCLASS64 ||
-	    eh->e_shoff + (size_t)eh->e_shnum * sizeof(*sh) > n ||
-	    eh->e_phoff + (size_t)eh->e_phnum * sizeof(*ph) > n)
-		return -1;
-	sh = (const void *)(p + eh->e_shoff);
-	ph = (const void *)(p + eh->e_phoff);
-	for (i = 0; i < eh->e_shnum; i++) {
-		const Elf64_Sym *s = (const void *)(p + sh[i].sh_offset);
-		const Elf64_Shdr *str;
-
-		if (sh[i].sh_type != SHT_SYMTAB ||
-		    sh[i].sh_link >= eh->e_shnum ||
-		    sh[i].sh_offset + sh[i].sh_size > n)
-			continue;
-		str = &sh[sh[i].sh_link];
-		if (str->sh_offset + str->sh_size > n)
-			continue;
-		for (k = 0; k < sh[i].sh_size / sizeof(*s); k++) {
-			if (ELF64_ST_BIND(s[k].st_info) != STB_GLOBAL ||
-			    ELF64_ST_TYPE(s[k].st_info) != STT_FUNC ||
-			    s[k].st_name >= str->sh_size ||
-			    strncmp((const char *)p + str->sh_offset +
-					    s[k].st_name,
-				    sym, str->sh_size - s[k].st_name))
-				continue;
-			for (size_t j = 0; j < eh->e_phnum; j++)
-				if (ph[j].p_type == PT_LOAD &&
-				    s[k].st_value >= ph[j].p_vaddr &&
-				    s[k].st_value <
-					    ph[j].p_vaddr + ph[j].p_filesz)
-					return (long)(s[k].st_value -
-						      ph[j].p_vaddr +
-						      ph[j].p_offset);
-		}
-	}
-	return -1;
-}
-
-static int probes_notes(const char *bin)
-{
-	static const char *const notes[][2] = {
-		{ "barrier", "lab_barrier" },
-		{ "write_done", "lab_send_write_done" },
-		{ "atomic_done", "lab_send_atomic_done" },
-	};
-	struct stat st;
-	unsigned char *p;
-	size_t i;
-	long off;
-	int fd = open(bin, O_RDONLY | O_NOFOLLOW | O_CLOEXEC), bad = 0;
-
-	if (fd < 0 || fstat(fd, &st) || !S_ISREG(st.st_mode) || !st.st_size)
-		return probes_err("cannot read", bin);
-	p = mmap(NULL, st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
-	close(fd);
-	if (p == MAP_FAILED)
-		return probes_err("cannot map", bin);
-	for (i = 0; i < sizeof(notes) / sizeof(notes[0]); i++) {
-		off = probes_sym(p, st.st_size, notes[i][1]);
-		/* A core-only build has no atomic notice. */
-		if (off < 0)
-			continue;
-		printf("p:labn/%s %s:0x%lx\n", notes[i][0], bin, off);
-	}
-	if (probes_sym(p, st.st_size, "lab_barrier") < 0)
-		bad = probes_err("no lab_barrier in", bin);
-	munmap(p, st.st_size);
-	return bad;
-}
-
 int main(int argc, char **argv)
 {
-	if (argc == 3 && !strcmp(argv[1], "lib"))
-		return probes_lib(argv[2]);
-	if (argc == 3 && !strcmp(argv[1], "notes"))
-		return probes_notes(argv[2]);
-	fprintf(stderr, "usage: probes lib DEV | probes notes BINARY\n");
+	if (argc == 2)
+		return probes_lib(argv[1]);
+	fprintf(stderr, "usage: probes DEV\n");
 	return 2;
 }
