@@ -187,6 +187,10 @@ else
 	fail grader_one_judge_per_step "$BIN/judges.out"
 fi
 
+# ---- the host reads submissions as hostile input ----
+# shellcheck source=tests/unit/host_input.sh
+. tests/unit/host_input.sh
+
 # ---- the generator rejects bad markers, naming the line ----
 # usage: bad_markers NAME EXPECTED-STDERR-TEXT  (input on stdin)
 bad_markers() {
