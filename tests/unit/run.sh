@@ -201,6 +201,10 @@ if [ "$rc" -ne 0 ] && [ "$f" -eq 0 ]; then
 	ko grader_evidence_exit "exit status $rc without a FAIL line"
 fi
 
+# ---- the host reads submissions as hostile input ----
+# shellcheck source=tests/unit/host_input.sh
+. tests/unit/host_input.sh
+
 # ---- the generator rejects bad markers, naming the line ----
 # usage: bad_markers NAME EXPECTED-STDERR-TEXT  (input on stdin)
 bad_markers() {

@@ -3,7 +3,10 @@
 
   grader.py payloads RESDIR...         fresh random payloads for p1..p3
   grader.py unpack SUBMISSION DEST     copy the main.c of a submission
-  grader.py analyze RESDIR RUNDIR DEST judge one student: DEST/result.json
+  grader.py names SUBS                 each submission's folder, and
+                                       names that collide (grade-all)
+  grader.py clean                      stdin without terminal controls
+  grader.py analyze RESDIR RUNDIR DEST  judge one student: DEST/result.json
   grader.py show RESULT [STEP...]      score lines and evidence (student)
   grader.py results RESULT FILE [STEP...]  Gradescope results.json
   grader.py report OUT                 OUT/report.csv and OUT/report.md
@@ -22,12 +25,20 @@ LD_PRELOAD tracer, and the guests' sysfs.  A student's own lines are shown
 as GOOD, BAD or MISSING, and are only believed for data that the student
 side could not know without receiving it (the random payloads).
 """
+import bz2
 import csv
+import errno
+import gzip
 import io
 import json
+import lzma
 import os
+import posixpath
 import random
 import re
+import resource
+import signal
+import stat
 import string
 import struct
 import subprocess
@@ -526,47 +537,354 @@ def cmd_payloads(resdir):
             f.write("%s\n0x%08x\n%s\n" % (msg, imm, wmsg))
 
 
+# --- a submission: hostile input, read within bounds ----------------------
+# What the host reads of one submission.  Honest ones are far below each
+# limit (a lab folder is a few files, its main.c some 20 KB); without them
+# a small archive of 200,000 empty members cost 176 MB and 3.5 s, linearly.
+MAIN_MAX = 2000000       # main.c itself, as the host's compile reads it
+MEMBERS_MAX = 10000      # entries examined: a folder's or an archive's
+BYTES_MAX = 20000000     # bytes read from one archive, decompressed
+SECONDS_MAX = 5          # to read one submission
+MEMORY_MAX = 512 << 20   # the unpack's address space: a backstop only
+
+
+class Refused(Exception):
+    """A submission the host will not read; the text says why."""
+
+
+def kind_of(mode):
+    """What a file that is not a regular file is, in words."""
+    for test, what in ((stat.S_ISLNK, "a symbolic link"),
+                       (stat.S_ISFIFO, "a FIFO"),
+                       (stat.S_ISCHR, "a character device"),
+                       (stat.S_ISBLK, "a block device"),
+                       (stat.S_ISSOCK, "a socket"),
+                       (stat.S_ISDIR, "a folder")):
+        if test(mode):
+            return what + ", not a regular file"
+    return "not a regular file"
+
+
+def open_regular(path, dir_fd=None):
+    """A binary file of path if it is a regular file, else Refused with
+    what it is.  lstat first, so that a device is never even opened (an
+    open can act: a tape rewinds); then the open itself follows no link
+    (O_NOFOLLOW: a link put in place since is ELOOP) and cannot block
+    (O_NONBLOCK: a FIFO put in place since), and fstat checks what was
+    opened.  Only the last component is guarded: the folder is the
+    instructor's, or one that os.fwalk opened without following links."""
+    try:
+        st = os.lstat(path, dir_fd=dir_fd)
+        if not stat.S_ISREG(st.st_mode):
+            raise Refused(kind_of(st.st_mode))
+        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK |
+                     os.O_NOCTTY, dir_fd=dir_fd)
+    except OSError as e:
+        raise Refused(kind_of(stat.S_IFLNK) if e.errno == errno.ELOOP else
+                      "unreadable (%s)" % e.strerror) from None
+    st = os.fstat(fd)
+    if not stat.S_ISREG(st.st_mode):
+        os.close(fd)
+        raise Refused(kind_of(st.st_mode))
+    return os.fdopen(fd, "rb")
+
+
+class Capped:
+    """A file's bytes, at most `cap` of them: an archive's decompressed
+    stream, so that a small bomb cannot make tarfile read gigabytes."""
+
+    def __init__(self, f, cap):
+        self.f, self.left = f, cap
+
+    def read(self, n=-1):
+        if n is None or n < 0 or n > self.left:
+            # tarfile asks for one member's data or one header at a time:
+            # more than is left is refused before a byte is read.
+            more = self.f.read(self.left + 1)
+            if len(more) > self.left:
+                raise Refused("more than %d MB once decompressed" %
+                              (BYTES_MAX // 1000000))
+            self.left -= len(more)
+            return more
+        data = self.f.read(n)
+        self.left -= len(data)
+        return data
+
+
+def rank(name):
+    """Which main.c of a submission is used: the one under a folder lab/,
+    else the shallowest (the smallest rank)."""
+    return ("/lab/" not in "/" + name, name.count("/"), name)
+
+
+class Pick:
+    """The main.c chosen so far (its rank, its bytes, or the name of one
+    too large to use), the entries seen and the bytes read, and what was
+    skipped, for the log."""
+
+    def __init__(self, label):
+        self.label, self.skipped = label, []
+        self.best = self.data = self.big = None
+        self.seen = self.bytes = 0
+
+    def count(self):
+        self.seen += 1
+        if self.seen > MEMBERS_MAX:
+            raise Refused("more than %d entries" % MEMBERS_MAX)
+
+    def better(self, name):
+        return self.best is None or rank(name) < self.best
+
+    def take(self, name, size, read):
+        """main.c at name, of size bytes; read() gives at most
+        MAIN_MAX + 1 of them.  One too large is refused only if it stays
+        the best: a better one may come later in an archive."""
+        data = read() if size <= MAIN_MAX else b""
+        # Every candidate read counts: an archive of 10,000 main.c files,
+        # each better than the one before, is one way to read gigabytes.
+        self.bytes += len(data)
+        if self.bytes > BYTES_MAX:
+            raise Refused("more than %d MB read" % (BYTES_MAX // 1000000))
+        too_big = size > MAIN_MAX or len(data) > MAIN_MAX  # or it lied
+        self.best = rank(name)
+        self.data, self.big = (None, name) if too_big else (data, None)
+
+    def skip(self, name, why):
+        self.skipped.append("%s: %s is %s: skipped" % (
+            self.label, safe(name), why))
+
+
+def unpack_folder(pick, top):
+    """main.c in a folder: os.fwalk opens each folder without following a
+    link, and never descends into a linked one."""
+    for path, dirs, files, dfd in os.fwalk(top, follow_symlinks=False):
+        rel = os.path.relpath(path, top)
+        rel = "" if rel == "." else rel + "/"
+        if rel.count("/") > 32:
+            raise Refused("folders nested deeper than 32")
+        for fn in dirs + files:
+            pick.count()
+        for fn in files:
+            if fn != "main.c" or not pick.better(rel + fn):
+                continue
+            try:
+                f = open_regular(fn, dir_fd=dfd)
+            except Refused as e:
+                pick.skip(rel + fn, str(e))
+                continue
+            with f:
+                pick.take(rel + fn, os.fstat(f.fileno()).st_size,
+                          lambda: f.read(MAIN_MAX + 1))
+
+
+def zip_end(f):
+    """(members, central directory bytes) that a zip's end record
+    declares: zipfile reads all of the central directory when it opens
+    an archive, before a member can be counted.  None: no end record."""
+    size = f.seek(0, 2)
+    f.seek(max(0, size - 65557))
+    tail = f.read()
+    # The last record with its 22 bytes whole; a zip64 locator before it
+    # would make zipfile read other sizes: no lab needs zip64.
+    i = tail.rfind(b"PK\x05\x06", 0, max(0, len(tail) - 18))
+    if i < 0:
+        return None
+    if i >= 20 and tail[i - 20:i - 16] == b"PK\x06\x07":
+        return (1 << 32, 1 << 32)
+    return struct.unpack("<HI", tail[i + 10:i + 16])
+
+
+def unpack_zip(pick, f):
+    end = zip_end(f)
+    if end is None:
+        raise Refused("a damaged zip (no end record)")
+    n, cd = end
+    if n > MEMBERS_MAX or cd > MEMBERS_MAX * 300:
+        raise Refused("more than %d entries" % MEMBERS_MAX)
+    f.seek(0)
+    with zipfile.ZipFile(f) as z:
+        for info in z.infolist():
+            pick.count()
+            name = info.filename
+            if posixpath.basename(name) != "main.c" or \
+                    not pick.better(name):
+                continue
+            # A zip made on Unix keeps the file's type and mode in the top
+            # of external_attr (a link's member holds its target's path).
+            kind = stat.S_IFMT(info.external_attr >> 16)
+            if info.is_dir() or kind not in (0, stat.S_IFREG):
+                pick.skip(name, kind_of(kind) if kind else "a folder")
+            elif info.flag_bits & 1:
+                pick.skip(name, "encrypted")
+            else:
+                # z.open reads at most the declared size, and so does a
+                # bounded read(); the declared size is checked first.
+                def read(info=info):
+                    with z.open(info) as m:
+                        return m.read(MAIN_MAX + 1)
+                pick.take(name, info.file_size, read)
+
+
+def tar_stream(f):
+    """A tar's bytes, decompressed here (gzip, bzip2, xz) and capped:
+    tarfile's own decompression knows no bound."""
+    magic = f.read(6)
+    f.seek(0)
+    if magic[:2] == b"\x1f\x8b":
+        f = gzip.GzipFile(fileobj=f, mode="rb")
+    elif magic[:3] == b"BZh":
+        f = bz2.BZ2File(f)
+    elif magic == b"\xfd7zXZ\x00":
+        f = lzma.LZMAFile(f)
+    return Capped(f, BYTES_MAX)
+
+
+def unpack_tar(pick, t):
+    """main.c in a tar read as a stream: one member at a time, none kept
+    but the one chosen; a link (symbolic or hard) named main.c is never
+    followed."""
+    for m in t:
+        pick.count()
+        t.members = []  # tarfile keeps every member read: keep none
+        if posixpath.basename(m.name) != "main.c" or \
+                not pick.better(m.name):
+            continue
+        if m.issym() or m.islnk():
+            pick.skip(m.name, "a %s link, not a regular file" % (
+                "symbolic" if m.issym() else "hard"))
+        elif not m.isreg():
+            pick.skip(m.name, "not a regular file")
+        else:
+            pick.take(m.name, m.size,
+                      lambda m=m: t.extractfile(m).read(MAIN_MAX + 1))
+
+
+def read_submission(sub, label):
+    """The Pick of a submission: a regular file (main.c, a zip or a tar,
+    told by their bytes) or a folder; never a link, a FIFO or a device.
+    Refused when it is none of those or passes a limit."""
+    pick = Pick(label)
+    try:
+        st = os.lstat(sub)
+    except OSError as e:
+        raise Refused("unreadable (%s)" % e.strerror) from None
+    if stat.S_ISDIR(st.st_mode):
+        unpack_folder(pick, sub)
+        return pick
+    with open_regular(sub) as f:
+        if zipfile.is_zipfile(f):
+            unpack_zip(pick, f)
+            return pick
+        f.seek(0)
+        try:
+            t = tarfile.open(fileobj=tar_stream(f), mode="r|")
+        except tarfile.TarError:
+            t = None  # not a tar: the file is main.c itself
+        if t is not None:
+            with t:
+                unpack_tar(pick, t)
+            return pick
+        f.seek(0)
+        pick.take(os.path.basename(sub), os.fstat(f.fileno()).st_size,
+                  lambda: f.read(MAIN_MAX + 1))
+    return pick
+
+
+def on_alarm(signum, frame):
+    raise Refused("took more than %d s to read" % SECONDS_MAX)
+
+
 def cmd_unpack(sub, dest):
-    """The main.c of a submission (file, folder, tar or zip) -> dest."""
-    data = None
-    if os.path.isdir(sub):
-        cands = []
-        for root, _, files in os.walk(sub):
-            for fn in files:
-                # A link could make the host read any file of its own.
-                p = os.path.join(root, fn)
-                if fn == "main.c" and not os.path.islink(p):
-                    cands.append(p)
-        cands.sort(key=lambda c: ("/lab/" not in c, c.count("/"), c))
-        if cands:
-            data = open(cands[0], "rb").read(2000001)
-    elif zipfile.is_zipfile(sub):
-        with zipfile.ZipFile(sub) as z:
-            names = sorted((n for n in z.namelist()
-                            if os.path.basename(n) == "main.c"),
-                           key=lambda c: ("lab/" not in c, c.count("/")))
-            if names:
-                with z.open(names[0]) as f:
-                    data = f.read(2000001)
-    elif tarfile.is_tarfile(sub):
-        with tarfile.open(sub) as t:
-            mem = sorted((m for m in t.getmembers() if m.isfile() and
-                          os.path.basename(m.name) == "main.c"),
-                         key=lambda m: ("lab/" not in m.name,
-                                        m.name.count("/")))
-            if mem:
-                data = t.extractfile(mem[0]).read(2000001)
-    elif os.path.isfile(sub):
-        data = open(sub, "rb").read(2000001)
-    if data is None:
-        print("no main.c in %s" % sub, file=sys.stderr)
+    """The main.c of a submission (file, folder, tar or zip) -> dest.
+    One line on stderr and status 1 when it is refused or has no main.c;
+    the main.c files skipped (links, devices) are noted on stderr too."""
+    label = safe(os.path.basename(sub.rstrip("/")) or sub)
+    signal.signal(signal.SIGALRM, on_alarm)
+    signal.alarm(SECONDS_MAX)
+    try:
+        pick = read_submission(sub, label)
+    except Refused as e:
+        print("%s: refused: %s" % (label, e), file=sys.stderr)
         return 1
-    if len(data) > 2000000:
-        print("main.c in %s is larger than 2 MB" % sub, file=sys.stderr)
+    except MemoryError:
+        print("%s: refused: needs more than %d MB of memory to read" % (
+            label, MEMORY_MAX >> 20), file=sys.stderr)
+        return 1
+    except (zipfile.BadZipFile, tarfile.TarError, EOFError, OSError,
+            zlib.error, lzma.LZMAError, RuntimeError, ValueError,
+            NotImplementedError) as e:
+        print("%s: refused: a damaged archive (%s)" % (
+            label, safe(str(e))[:200]), file=sys.stderr)
+        return 1
+    finally:
+        signal.alarm(0)
+    for line in pick.skipped:
+        print(line, file=sys.stderr)
+    if pick.big is not None:
+        print("%s: refused: %s is larger than %d MB" % (
+            label, safe(pick.big), MAIN_MAX // 1000000), file=sys.stderr)
+        return 1
+    if pick.data is None:
+        print("no main.c in %s" % label, file=sys.stderr)
         return 1
     os.makedirs(dest, exist_ok=True)
     with open(os.path.join(dest, "main.c"), "wb") as f:
-        f.write(data)
+        f.write(pick.data)
+    return 0
+
+
+def student_name(entry):
+    """The folder under students/ of a SUBS entry: its name less a
+    submission's suffixes (removed in this order, as vm/grade-all always
+    did), every byte outside A-Za-z0-9._- made _."""
+    name = os.fsencode(entry)
+    for suffix in (b".tar.gz", b".tgz", b".tar", b".zip", b".c"):
+        if name.endswith(suffix):
+            name = name[:-len(suffix)]
+    return re.sub(rb"[^A-Za-z0-9._-]", b"_", name).decode()
+
+
+def cmd_names(subs):
+    """For vm/grade-all: each entry of SUBS (bytewise order, no dotfiles:
+    as its shell glob listed them), its folder, and a refusal when names
+    collide.  Two entries whose names become one folder ("a b.c" and
+    a_b.c) would grade one student and silently drop the other: the first
+    of them carries the refusal, naming all of them, and the others "=".
+    Records of three NUL-terminated fields: entry, folder, refusal."""
+    try:
+        entries = sorted((e for e in os.listdir(subs)
+                          if not e.startswith(".")), key=os.fsencode)
+    except OSError as e:
+        print("grader.py names: %s: %s" % (safe(subs), e.strerror),
+              file=sys.stderr)
+        return 2
+    folders = {}
+    for e in entries:
+        folders.setdefault(student_name(e), []).append(e)
+    out = sys.stdout.buffer
+    for e in entries:
+        name = student_name(e)
+        same = folders[name]
+        why = ""
+        if len(same) > 1:
+            quoted = ['"%s"' % safe(x) for x in same]
+            why = "=" if e != same[0] else \
+                "%s and %s: refused: the names become one folder, " \
+                "students/%s; rename all but one and grade again" % (
+                    ", ".join(quoted[:-1]), quoted[-1], name)
+        for field in (e, name, why):
+            out.write(os.fsencode(field) + b"\0")
+    out.flush()
+    return 0
+
+
+def cmd_clean():
+    """stdin to stdout, every character a terminal would act on written
+    out (\\xNN) but newlines and tabs; bytes that are not UTF-8 as
+    \\xNN: the programs' outputs in log.txt, which an instructor may
+    cat."""
+    data = sys.stdin.buffer.read().decode("utf-8", "backslashreplace")
+    sys.stdout.buffer.write(safe(data, lines=True).encode())
     return 0
 
 
@@ -2029,6 +2347,47 @@ def cmd_analyze(resdir, rundir, dest):
     return 0
 
 
+# --- text a student controls, on its way to a terminal or a page ----------
+# What a terminal acts on: the C0 controls but tab, DEL, the C1 controls
+# (U+009B alone is a CSI on some terminals), and the marks that reorder
+# what is shown (bidirectional overrides and isolates).  Newline too,
+# unless the text is lines: a student's line must not make one of ours.
+# A file name's bytes that are not UTF-8 (U+DC80..U+DCFF, as Python reads
+# them) are written as the bytes they were.
+UNSAFE = re.compile("[\x00-\x08\x0a-\x1f\x7f-\x9f\u061c\u200e\u200f"
+                    "\u202a-\u202e\u2066-\u2069\udc80-\udcff]")
+UNSAFE_LINES = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200e"
+                          "\u200f\u202a-\u202e\u2066-\u2069\udc80-\udcff]")
+
+
+def escape_char(m):
+    c = ord(m.group(0))
+    if 0xdc80 <= c <= 0xdcff:
+        c -= 0xdc00
+    return "\\x%02x" % c if c < 0x100 else "\\u%04x" % c
+
+
+def safe(text, lines=False):
+    """text with every character a terminal would act on written out as
+    \\xNN (escape sequences become harmless text, never colours, titles
+    or a cleared screen)."""
+    return (UNSAFE_LINES if lines else UNSAFE).sub(escape_char, str(text))
+
+
+def mdtext(text):
+    """Student-controlled text as plain text in a cell of report.md: no
+    HTML, image, link, emphasis, code span, math or cell of its own.
+    Every character that markdown acts on is escaped with a backslash
+    (':' too: a web autolink needs "http:"; an e-mail address may still
+    become a mailto: link, which runs nothing); then &, <, > and |
+    become entities, which no escape may touch after: a table splits its
+    cells on | before it reads markdown, and renderers differ on a
+    backslash before it, never on an entity."""
+    text = re.sub(r"([\\`*_{}\[\]()#+\-.!~:$])", r"\\\1", safe(text))
+    text = text.replace("&", "&amp;").replace("<", "&lt;")
+    return text.replace(">", "&gt;").replace("|", "&#124;")
+
+
 # --- reporting: the student's text, Gradescope, the batch --------------------
 def result_steps(result, steps=None):
     """The steps asked for (default: all) that the result has, in the
@@ -2086,7 +2445,9 @@ def render(result, steps=None):
             o.append("")
             o.append("== packets of %s (%s)" % (p, PAIR_TITLE[p]))
             o += ["  " + x for x in lines] or ["  (no RoCE packets)"]
-    return "\n".join(o), got, tot
+    # The student's lines, hints and compiler messages are in there: each
+    # line stays one line, with nothing a terminal would act on.
+    return "\n".join(safe(x) for x in o), got, tot
 
 
 def cmd_show(path, steps):
@@ -2110,9 +2471,13 @@ def cmd_results(path, dest, steps):
                                 else [])
         tests.append({"name": s, "number": "%d.%d" % (p, n[p]),
                       "score": st["score"], "max_score": st["max"],
-                      "output": "\n".join(out) or "ok"})
+                      "output": "\n".join(safe(x) for x in out) or "ok",
+                      "output_format": "text"})
+    # Plain text, never HTML or markdown: Gradescope's default format
+    # renders some HTML, and the output quotes what the student printed.
     doc = {"score": sum(t["score"] for t in tests), "tests": tests,
-           "output": render(result, steps)[0]}
+           "output": render(result, steps)[0], "output_format": "text",
+           "test_output_format": "text", "test_name_format": "text"}
     tmp = dest + ".tmp"
     with open(tmp, "w") as f:
         json.dump(doc, f, indent=1)
@@ -2181,14 +2546,14 @@ def cmd_report(out):
         common = max(hints.items(), key=lambda x: x[1]) if hints else None
         md.append("| %s |%s %d | %d/%d | %s |" % (
             s, " %d |" % PART[s] if later else "", pts, ok, len(rows),
-            "%s (%d)" % (common[0], common[1]) if common else "-"))
+            "%s (%d)" % (mdtext(common[0]), common[1]) if common else "-"))
     titles = [PART_LINE.get(p, "Part %d" % p).lower() for p in later]
     md += ["", "| student | score |%s status |" % "".join(
         " %s |" % t for t in titles),
         "|---|---:|%s---|" % ("---:|" * len(titles))]
     for r in rows:
         md.append("| %s | %d/%d |%s %s |" % (
-            r["name"], r["score"], r["max_score"], "".join(
+            mdtext(r["name"]), r["score"], r["max_score"], "".join(
                 " %d/%d |" % part(r, p) for p in later), status(r)))
     write_atomic(os.path.join(out, "report.md"), "\n".join(md) + "\n")
     return 0
@@ -2270,11 +2635,60 @@ def cmd_progress(out, total, pids):
         time.sleep(2)
 
 
+# Each command's arguments: at least, at most (None: any number more).
+ARGS = {"payloads": (1, None), "unpack": (2, 2), "names": (1, 1),
+        "clean": (0, 0), "analyze": (3, 3), "show": (1, None),
+        "results": (2, None), "report": (1, 1), "merge": (2, None),
+        "progress": (2, None), "leaks": (1, 1), "packets": (1, 1),
+        "slice": (2, 2)}
+
+
+def usage_line(cmd):
+    """The command's usage, from its line of the docstring at the top."""
+    for line in __doc__.splitlines():
+        use = re.split(r"\s{2,}", line.strip())[0]
+        if use.split()[:2] == ["grader.py", cmd]:
+            return use
+    return "grader.py " + cmd
+
+
 def main(argv):
-    if len(argv) < 2:
-        print(__doc__, file=sys.stderr)
+    if len(argv) >= 2 and argv[1] in ("-h", "--help"):
+        print(__doc__)
+        return 0
+    cmd, args = (argv[1], argv[2:]) if len(argv) >= 2 else ("", [])
+    if cmd not in ARGS:
+        print("usage: grader.py COMMAND ARG... (%s; see grader.py --help)"
+              % " ".join(ARGS) if not cmd else "grader.py: unknown command "
+              "'%s' (see grader.py --help)" % safe(cmd), file=sys.stderr)
         return 2
-    cmd, args = argv[1], argv[2:]
+    least, most = ARGS[cmd]
+    if len(args) < least or (most is not None and len(args) > most) or \
+            (cmd == "progress" and not all(re.fullmatch(r"\d+", a)
+                                           for a in args[1:])):
+        print("usage: %s" % usage_line(cmd), file=sys.stderr)
+        return 2
+    if cmd in ("show", "results") and not os.path.isfile(args[0]):
+        print("grader.py %s: no result file %s" % (cmd, safe(args[0])),
+              file=sys.stderr)
+        return 2
+    if cmd in ("show", "results", "report", "names", "clean"):
+        # The commands that read results and write reports: a file that
+        # is missing, unreadable or not JSON is one line, not a traceback.
+        try:
+            return run(cmd, args)
+        except (OSError, ValueError, KeyError, TypeError) as e:
+            why = e.strerror if isinstance(e, OSError) and e.strerror \
+                else "not a result: no %s" % e if isinstance(e, KeyError) \
+                else str(e)
+            print("grader.py %s: %s: %s" % (
+                cmd, safe(getattr(e, "filename", None) or args[0]),
+                safe(why)), file=sys.stderr)
+            return 2
+    return run(cmd, args)
+
+
+def run(cmd, args):
     bad = [a for a in args if a in POINTS] if cmd in ("show",
                                                       "results") else []
     if cmd == "payloads":
@@ -2282,7 +2696,14 @@ def main(argv):
             cmd_payloads(a)
         return 0
     if cmd == "unpack":
+        # A backstop under the caps of read_submission: whatever a
+        # library does with a hostile archive, this process stays small.
+        resource.setrlimit(resource.RLIMIT_AS, (MEMORY_MAX, MEMORY_MAX))
         return cmd_unpack(args[0], args[1])
+    if cmd == "names":
+        return cmd_names(args[0])
+    if cmd == "clean":
+        return cmd_clean()
     if cmd == "analyze":
         return cmd_analyze(args[0], args[1], args[2])
     if cmd == "show":
@@ -2291,23 +2712,20 @@ def main(argv):
         return cmd_results(args[0], args[1], [a for a in args[2:]] or None)
     if cmd == "report":
         return cmd_report(args[0])
-    if cmd == "merge" and len(args) >= 2:
+    if cmd == "merge":
         return cmd_merge(args[0], args[1:])
-    if cmd == "progress" and len(args) >= 2:
+    if cmd == "progress":
         return cmd_progress(args[0], int(args[1]), [int(a) for a in args[2:]])
     if cmd == "slice":
         return cmd_slice(args[0], args[1])
     if cmd == "leaks":
         return cmd_leaks(args[0])
-    if cmd == "packets":
-        for x in parse_pcap(args[0]) or []:
-            print(" ".join("-" if v is None else str(v) for v in (
-                x["frame"], x["src"], x["dst"], x["op"], x["qp"], x["psn"],
-                *(x["reth"] or (None,) * 3), x["imm"], x["aeth"],
-                *(x["atomic"] or (None,) * 2), x["orig"])))
-        return 0
-    print(__doc__, file=sys.stderr)
-    return 2
+    for x in parse_pcap(args[0]) or []:  # packets
+        print(" ".join("-" if v is None else str(v) for v in (
+            x["frame"], x["src"], x["dst"], x["op"], x["qp"], x["psn"],
+            *(x["reth"] or (None,) * 3), x["imm"], x["aeth"],
+            *(x["atomic"] or (None,) * 2), x["orig"])))
+    return 0
 
 
 if __name__ == "__main__":
