@@ -215,18 +215,41 @@ static uint32_t lab_packets(const struct lab_ctx *ctx, uint32_t len)
 	return len ? (len + mtu - 1) / mtu : 1;
 }
 
-/* Client lines show the WR that went out; server lines what arrived. */
+static bool lab_has_imm(enum ibv_wr_opcode opcode)
+{
+	return opcode == IBV_WR_SEND_WITH_IMM ||
+	       opcode == IBV_WR_RDMA_WRITE_WITH_IMM;
+}
+
+/*
+ * The client's last work request was an opcode one, with the immediate
+ * of --imm.  Every check of a step comes before its line: a step prints
+ * "ok" or "FAIL", never both (docs/protocol.md).
+ */
+static int lab_check_sent(struct lab_ctx *ctx, enum ibv_wr_opcode opcode)
+{
+	const struct lab_posted *p = &ctx->posted;
+
+	if (p->opcode != opcode || p->len == 0)
+		return lab_fail(ctx, "no matching work request went through "
+				     "lab_post_send()");
+	if (lab_has_imm(opcode) && p->imm != ctx->opt.imm)
+		return lab_fail(ctx,
+				"imm_data on the wire is 0x%08x, --imm is "
+				"0x%08x: use htonl()",
+				p->imm, ctx->opt.imm);
+	return 0;
+}
+
+/* Client lines show the WR that went out; server lines what arrived.
+ * The caller has run lab_check_sent(). */
 static int lab_report_sent(struct lab_ctx *ctx, const char *step,
 			   enum ibv_wr_opcode opcode)
 {
 	const struct lab_posted *p = &ctx->posted;
 	bool rdma = opcode != IBV_WR_SEND && opcode != IBV_WR_SEND_WITH_IMM;
-	bool imm = opcode == IBV_WR_SEND_WITH_IMM ||
-		   opcode == IBV_WR_RDMA_WRITE_WITH_IMM;
+	bool imm = lab_has_imm(opcode);
 
-	if (p->opcode != opcode || p->len == 0)
-		return lab_fail(ctx, "no matching work request went through "
-				     "lab_post_send()");
 	printf("lab %s ok", step);
 	if (rdma)
 		printf(" remote_addr=0x%" PRIx64 " rkey=0x%x", p->remote_addr,
@@ -241,11 +264,6 @@ static int lab_report_sent(struct lab_ctx *ctx, const char *step,
 	}
 	printf(" len=%u dest_qpn=0x%06x psn=0x%06x packets=%u\n", p->len,
 	       ctx->remote.qpn, p->psn, p->packets);
-	if (imm && p->imm != ctx->opt.imm)
-		return lab_fail(ctx,
-				"imm_data on the wire is 0x%08x, --imm is "
-				"0x%08x: use htonl()",
-				p->imm, ctx->opt.imm);
 	return 0;
 }
 
@@ -274,7 +292,8 @@ static int lab_report_received(struct lab_ctx *ctx, const char *step,
 static int report_send(struct lab_ctx *ctx)
 {
 	if (ctx->opt.host)
-		return lab_report_sent(ctx, "send", IBV_WR_SEND);
+		return lab_check_sent(ctx, IBV_WR_SEND)
+			       ?: lab_report_sent(ctx, "send", IBV_WR_SEND);
 	return lab_report_received(ctx, "send", ctx->recv_buf,
 				   ctx->recv_len[0]);
 }
@@ -282,7 +301,9 @@ static int report_send(struct lab_ctx *ctx)
 static int report_send_imm(struct lab_ctx *ctx)
 {
 	if (ctx->opt.host)
-		return lab_report_sent(ctx, "send_imm", IBV_WR_SEND_WITH_IMM);
+		return lab_check_sent(ctx, IBV_WR_SEND_WITH_IMM)
+			       ?: lab_report_sent(ctx, "send_imm",
+						  IBV_WR_SEND_WITH_IMM);
 	return lab_report_received(ctx, "send_imm",
 				   ctx->recv_buf + ctx->buf_len,
 				   ctx->recv_len[1]);
@@ -291,7 +312,9 @@ static int report_send_imm(struct lab_ctx *ctx)
 static int report_write(struct lab_ctx *ctx)
 {
 	if (ctx->opt.host)
-		return lab_report_sent(ctx, "write", IBV_WR_RDMA_WRITE);
+		return lab_check_sent(ctx, IBV_WR_RDMA_WRITE)
+			       ?: lab_report_sent(ctx, "write",
+						  IBV_WR_RDMA_WRITE);
 	return lab_report_received(ctx, "write", ctx->buf, ctx->write_len);
 }
 
@@ -310,21 +333,22 @@ static int report_read(struct lab_ctx *ctx)
 		       a.max_dest_rd_atomic);
 		return 0;
 	}
-	if (lab_report_sent(ctx, "read", IBV_WR_RDMA_READ))
+	if (lab_check_sent(ctx, IBV_WR_RDMA_READ))
 		return -1;
 	if (ctx->read_len != len || memcmp(ctx->buf, want, len))
 		return lab_fail(ctx,
 				"ctx->buf does not hold the %zu bytes of -w "
 				"after the READ (ctx->read_len %u)",
 				len, ctx->read_len);
-	return 0;
+	return lab_report_sent(ctx, "read", IBV_WR_RDMA_READ);
 }
 
 static int report_write_imm(struct lab_ctx *ctx)
 {
 	if (ctx->opt.host)
-		return lab_report_sent(ctx, "write_imm",
-				       IBV_WR_RDMA_WRITE_WITH_IMM);
+		return lab_check_sent(ctx, IBV_WR_RDMA_WRITE_WITH_IMM)
+			       ?: lab_report_sent(ctx, "write_imm",
+						  IBV_WR_RDMA_WRITE_WITH_IMM);
 	return lab_report_received(ctx, "write_imm", ctx->buf,
 				   ctx->write_imm_len);
 }
@@ -335,26 +359,21 @@ static int report_atomic(struct lab_ctx *ctx)
 	uint64_t start = ctx->atomic_start, added = start + LAB_ATOMIC_ADD;
 
 	if (!ctx->opt.host) {
-		printf("lab atomic ok addr=0x%" PRIx64 " start=0x%016" PRIx64
-		       " final=0x%016" PRIx64 "\n",
-		       ctx->atomic_addr, start, ctx->atomic_final);
 		if (ctx->atomic_final != LAB_ATOMIC_SWAP)
 			return lab_fail(ctx,
 					"the word holds 0x%016" PRIx64
 					", not LAB_ATOMIC_SWAP: the client's "
 					"atomics did not both land",
 					ctx->atomic_final);
+		printf("lab atomic ok addr=0x%" PRIx64 " start=0x%016" PRIx64
+		       " final=0x%016" PRIx64 "\n",
+		       ctx->atomic_addr, start, ctx->atomic_final);
 		return 0;
 	}
 	if (p->opcode != IBV_WR_ATOMIC_CMP_AND_SWP)
 		return lab_fail(ctx, "the last work request through "
 				     "lab_post_send() was not the "
 				     "compare-and-swap");
-	printf("lab atomic ok remote_addr=0x%" PRIx64 " rkey=0x%x "
-	       "start=0x%016" PRIx64 " fetch_add=0x%016" PRIx64
-	       " cmp_swap=0x%016" PRIx64 " dest_qpn=0x%06x\n",
-	       p->remote_addr, p->rkey, start, ctx->atomic_orig[0],
-	       ctx->atomic_orig[1], ctx->remote.qpn);
 	if (ctx->atomic_orig[0] != start || ctx->atomic_orig[1] != added)
 		return lab_fail(ctx,
 				"the atomics returned 0x%016" PRIx64
@@ -362,6 +381,11 @@ static int report_atomic(struct lab_ctx *ctx)
 				"0x%016" PRIx64 " and 0x%016" PRIx64,
 				ctx->atomic_orig[0], ctx->atomic_orig[1], start,
 				added);
+	printf("lab atomic ok remote_addr=0x%" PRIx64 " rkey=0x%x "
+	       "start=0x%016" PRIx64 " fetch_add=0x%016" PRIx64
+	       " cmp_swap=0x%016" PRIx64 " dest_qpn=0x%06x\n",
+	       p->remote_addr, p->rkey, start, ctx->atomic_orig[0],
+	       ctx->atomic_orig[1], ctx->remote.qpn);
 	return 0;
 }
 

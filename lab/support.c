@@ -101,6 +101,26 @@ static bool lab_is_atomic(enum ibv_wr_opcode op)
 	       op == IBV_WR_ATOMIC_CMP_AND_SWP;
 }
 
+/* -i names no port of the device: say how many it has, when it is open. */
+static void lab_hint_port(struct lab_ctx *ctx)
+{
+	struct ibv_device_attr attr;
+
+	if (ctx->verbs && !ibv_query_device(ctx->verbs, &attr))
+		lab_hint(ctx,
+			 "-i %d: %s has %d port(s), numbered from 1; leave "
+			 "-i out for port 1 (ibv_devinfo lists them)",
+			 ctx->opt.ib_port,
+			 ibv_get_device_name(ctx->verbs->device),
+			 attr.phys_port_cnt);
+	else
+		lab_hint(ctx,
+			 "-i %d: no such port on this device; ports are "
+			 "numbered from 1 (rxe has only port 1; ibv_devinfo "
+			 "lists them)",
+			 ctx->opt.ib_port);
+}
+
 /* A failed verb or system call: err is the errno value it reported. */
 int lab_fail_verb(struct lab_ctx *ctx, const char *what, int err)
 {
@@ -112,6 +132,8 @@ int lab_fail_verb(struct lab_ctx *ctx, const char *what, int err)
 	if (lab_is(what, "get_device_list") && err == ENOSYS)
 		lab_hint(ctx, "this kernel has no RDMA support: run inside "
 			      "the lab VMs");
+	else if (lab_is(what, "query_port") && err == EINVAL)
+		lab_hint_port(ctx);
 	else if (lab_is(what, "reg_mr") && (err == ENOMEM || err == EPERM))
 		lab_hint(ctx, "registration pins memory: raise the memlock "
 			      "limit (ulimit -l)");

@@ -48,6 +48,22 @@ else
 	ko test_unit_build "$(head -n 1 "$BIN/cc.err")"
 fi
 
+# ---- the driver's report lines and the hints: one line per step ----
+if ccw -Wno-unused-function -o "$BIN/test_driver" \
+	tests/unit/test_driver.c -libverbs 2>"$BIN/cc.err"; then
+	"$BIN/test_driver" >"$BIN/test_driver.out" 2>&1
+	rc=$?
+	cat "$BIN/test_driver.out"
+	t_pass=$((t_pass + $(grep -c '^ok ' "$BIN/test_driver.out")))
+	f=$(grep -c '^FAIL ' "$BIN/test_driver.out")
+	t_fail=$((t_fail + f))
+	if [ "$rc" -ne 0 ] && [ "$f" -eq 0 ]; then
+		ko test_driver_exit "exit status $rc without a FAIL line"
+	fi
+else
+	ko test_driver_build "$(head -n 1 "$BIN/cc.err")"
+fi
+
 # ---- both programs build warning-free, each main.c with the scaffolding --
 for src in solution lab; do
 	if ccw -Ilab -o "$BIN/$src-rdma-lab" "$src/main.c" lab/support.c \
@@ -119,6 +135,46 @@ for cmd in vm/grade vm/grade-all vm/run; do
 		ko "${cmd}_bad_option" "status $rc: $(head -n 2 "$BIN/bad.out" | tr '\n' ' ')"
 	fi
 done
+
+# make run ARGS='-m hello world': a word that is no option (the server
+# would have become a client of host "world") is refused before any guest
+# boots, with one line that shows how to quote.
+rm -rf "$BIN/demo-out"
+vm/demo "$LAB" "$BIN/demo-out" -s 8192 -m hello world >"$BIN/demo.out" 2>&1
+rc=$?
+if [ "$rc" = 2 ] && [ "$(grep -c . "$BIN/demo.out")" = 1 ] &&
+	grep -q "'world' is not an option.*ARGS=\"-m 'hello world'\"" \
+		"$BIN/demo.out" && [ ! -e "$BIN/demo-out" ]; then
+	ok "make run ARGS='-m hello world' is refused in one line, before a boot"
+else
+	ko make_run_unquoted_args "status $rc: $(head -n 2 "$BIN/demo.out")"
+fi
+
+# The KVM probe on a host whose KVM hangs: one line that says so, and no
+# "Killed" from the shell (a fake QEMU that hangs, a fake /dev/kvm).
+probe=$BIN/accel
+rm -rf "$probe" && mkdir -p "$probe/bin" "$probe/guest"
+: >"$probe/kvm"
+printf '#!/bin/sh\nexec sleep 30\n' >"$probe/bin/qemu-system-x86_64"
+chmod +x "$probe/bin/qemu-system-x86_64"
+got=$(PATH="$probe/bin:$PATH" LAB_KVM_DEVICE="$probe/kvm" \
+	LAB_KVM_PROBE_SECONDS=1 vm/accel "$probe/guest" 2>"$probe/err")
+if [ "$got" = tcg ] && [ "$(grep -c . "$probe/err")" = 1 ] &&
+	grep -q 'accelerator tcg: a test boot under KVM did not finish in 1 s' \
+		"$probe/err" && ! grep -qi killed "$probe/err"; then
+	ok "a hanging KVM probe says one line and falls back to tcg"
+else
+	ko kvm_probe_hangs "got '$got': $(tr '\n' ' ' <"$probe/err")"
+fi
+rm -f "$probe/guest/accel"
+printf '#!/bin/sh\nexit 0\n' >"$probe/bin/qemu-system-x86_64"
+got=$(PATH="$probe/bin:$PATH" LAB_KVM_DEVICE="$probe/kvm" \
+	LAB_KVM_PROBE_SECONDS=1 vm/accel "$probe/guest" 2>"$probe/err")
+if [ "$got" = kvm ] && [ "$(grep -c . "$probe/err")" = 1 ]; then
+	ok "a KVM probe that boots chooses kvm"
+else
+	ko kvm_probe_works "got '$got': $(tr '\n' ' ' <"$probe/err")"
+fi
 
 if "$SOL" -h >"$BIN/help.out" 2>&1 && grep -q 18515 "$BIN/help.out" &&
 	grep -q 4096 "$BIN/help.out"; then
@@ -341,7 +397,8 @@ fi
 # ---- formatting ----
 if command -v clang-format >/dev/null 2>&1; then
 	for f in solution/main.c lab/main.c lab/*.h lab/support.c \
-		lab/driver.c tests/unit/test_unit.c tests/unit/fuzz_wire.c \
+		lab/driver.c tests/unit/test_unit.c tests/unit/test_driver.c \
+		tests/unit/fuzz_wire.c \
 		vm/grader/*.c; do
 		if clang-format --dry-run --Werror "$f" >"$BIN/fmt.err" 2>&1; then
 			ok "clang_format_$(echo "$f" | tr '/.' '__')"

@@ -1,0 +1,175 @@
+/*
+ * Host-side tests of lab/driver.c's report lines and lab/support.c's
+ * hints: a step prints its "ok" line or its "FAIL" line, never both
+ * (docs/protocol.md, "Step lines"), and a bad -i gets a hint.  No RDMA
+ * device is needed: the checks run on a hand-filled ctx.  Prints one
+ * "ok name" or "FAIL name: why" line per check.
+ */
+#include "../../lab/support.c"
+#define main lab_driver_main
+#include "../../lab/driver.c"
+#undef main
+
+#include <sys/wait.h>
+
+/* The steps themselves are not under test here. */
+#define LAB_STEP(name, points, part)                                           \
+	int step_##name(struct lab_ctx *ctx)                                   \
+	{                                                                      \
+		(void)ctx;                                                     \
+		return 0;                                                      \
+	}
+#include "../../lab/steps.h"
+#undef LAB_STEP
+
+static int failures;
+
+/* What one call printed: its status and both streams. */
+struct captured {
+	int ret;
+	char out[1024];
+	char err[1024];
+};
+
+static int count_lines(const char *s)
+{
+	int n = 0;
+
+	for (; *s; s++)
+		n += *s == '\n';
+	return n;
+}
+
+static void slurp(FILE *f, char *buf, size_t len)
+{
+	size_t n;
+
+	rewind(f);
+	n = fread(buf, 1, len - 1, f);
+	buf[n] = '\0';
+}
+
+/* Run fn(ctx) with stdout and stderr sent to files, and read them back. */
+static void capture(int (*fn)(struct lab_ctx *), struct lab_ctx *ctx,
+		    struct captured *c)
+{
+	FILE *out = tmpfile(), *err = tmpfile();
+	int old_out = dup(1), old_err = dup(2);
+
+	fflush(stdout);
+	fflush(stderr);
+	dup2(fileno(out), 1);
+	dup2(fileno(err), 2);
+	c->ret = fn(ctx);
+	fflush(stdout);
+	fflush(stderr);
+	dup2(old_out, 1);
+	dup2(old_err, 2);
+	close(old_out);
+	close(old_err);
+	slurp(out, c->out, sizeof(c->out));
+	slurp(err, c->err, sizeof(c->err));
+	fclose(out);
+	fclose(err);
+}
+
+/* A step that fails in its report prints one FAIL line and no ok line. */
+static void expect_fail_only(const char *name, int (*fn)(struct lab_ctx *),
+			     struct lab_ctx *ctx, const char *reason)
+{
+	struct captured c;
+
+	capture(fn, ctx, &c);
+	if (c.ret == -1 && !c.out[0] && count_lines(c.err) == 1 &&
+	    strstr(c.err, " FAIL: ") && strstr(c.err, reason)) {
+		printf("ok   %s\n", name);
+		return;
+	}
+	printf("FAIL %s: status %d, stdout '%s', stderr '%s'\n", name, c.ret,
+	       c.out, c.err);
+	failures++;
+}
+
+static void client(struct lab_ctx *ctx, const char *step)
+{
+	static char host[] = "192.0.2.1";
+
+	memset(ctx, 0, sizeof(*ctx));
+	ctx->opt.host = host;
+	ctx->opt.imm = LAB_DEFAULT_IMM;
+	ctx->opt.write_msg = LAB_DEFAULT_WRITE;
+	ctx->step = step;
+	ctx->sock = -1;
+}
+
+static int query_port_einval(struct lab_ctx *ctx)
+{
+	return lab_fail_verb(ctx, "ibv_query_port", EINVAL);
+}
+
+int main(void)
+{
+	static char buf[64];
+	struct lab_ctx ctx;
+	struct captured c;
+
+	/* send_imm without htonl(): the immediate on the wire is swapped. */
+	client(&ctx, "send_imm");
+	ctx.posted = (struct lab_posted){ .opcode = IBV_WR_SEND_WITH_IMM,
+					  .local_addr = (uintptr_t) "hello",
+					  .len = 5,
+					  .imm = 0x78563412 };
+	expect_fail_only("send_imm_swapped_imm_one_line", report_send_imm, &ctx,
+			 "use htonl()");
+
+	client(&ctx, "write_imm");
+	ctx.posted = (struct lab_posted){ .opcode = IBV_WR_RDMA_WRITE_WITH_IMM,
+					  .local_addr = (uintptr_t) "hello",
+					  .len = 5,
+					  .imm = 0x78563412 };
+	expect_fail_only("write_imm_swapped_imm_one_line", report_write_imm,
+			 &ctx, "use htonl()");
+
+	/* read: the READ went out, but its bytes are not in ctx->buf. */
+	client(&ctx, "read");
+	ctx.buf = buf;
+	ctx.buf_len = sizeof(buf);
+	ctx.posted = (struct lab_posted){ .opcode = IBV_WR_RDMA_READ,
+					  .local_addr = (uintptr_t)buf,
+					  .len = 21 };
+	ctx.read_len = 21;
+	expect_fail_only("read_wrong_bytes_one_line", report_read, &ctx,
+			 "does not hold");
+
+	/* atomic, client: the results are not the start and start + 1. */
+	client(&ctx, "atomic");
+	ctx.posted = (struct lab_posted){ .opcode = IBV_WR_ATOMIC_CMP_AND_SWP,
+					  .len = 8 };
+	ctx.atomic_start = 5;
+	ctx.atomic_orig[0] = 5;
+	ctx.atomic_orig[1] = 5;
+	expect_fail_only("atomic_client_wrong_results_one_line", report_atomic,
+			 &ctx, "the atomics returned");
+
+	/* atomic, server: the word was not swapped. */
+	client(&ctx, "atomic");
+	ctx.opt.host = NULL;
+	ctx.atomic_final = 6;
+	expect_fail_only("atomic_server_not_swapped_one_line", report_atomic,
+			 &ctx, "not LAB_ATOMIC_SWAP");
+
+	/* -i 2: ibv_query_port fails with EINVAL, and a hint says why. */
+	client(&ctx, "open_device");
+	ctx.opt.ib_port = 2;
+	capture(query_port_einval, &ctx, &c);
+	if (c.ret == -1 && !c.out[0] && count_lines(c.err) == 2 &&
+	    strstr(c.err, "lab open_device FAIL: ibv_query_port failed: "
+			  "Invalid argument (errno 22)\n") &&
+	    strstr(c.err, "lab open_device hint: -i 2: ")) {
+		printf("ok   query_port_einval_hint\n");
+	} else {
+		printf("FAIL query_port_einval_hint: stderr '%s'\n", c.err);
+		failures++;
+	}
+	return failures ? 1 : 0;
+}
