@@ -58,7 +58,7 @@ deps:
 
 demo: deps
 	$(MAKE) all
-	vm/demo solution/rdma-lab out/demo
+	vm/demo solution/rdma-lab out/demo $(ARGS)
 
 run: deps
 	$(MAKE) all

@@ -196,4 +196,49 @@ else
 		"$t_tmp/skel.log"
 fi
 
+# --- make run ARGS=..., quoted as the README shows, and the time order -------
+# make demo and make run pass ARGS the same way (vm/demo); text with spaces
+# must arrive whole.  The lines are shown in the order the guests wrote
+# them (vm/lines): the printed order follows the stamps, and a line that
+# caused another across the wire comes first.
+log=$t_tmp/args.log
+if flock "${TMPDIR:-/tmp}/rdma-lab-vm.lock" \
+	make -s demo ARGS="-m 'hello world' -w 'two  spaces'" >"$log" 2>&1 &&
+	grep -q '^lab send ok received="hello world" ' out/demo/server.log &&
+	grep -q '^lab send ok sent="hello world" ' out/demo/client.log &&
+	grep -q '^lab write ok received="two  spaces" ' out/demo/server.log; then
+	ok "make demo ARGS=\"-m 'hello world' -w 'two  spaces'\" passes the text whole"
+else
+	fail "make demo ARGS=\"-m 'hello world' ...\" passes the text whole" "$log"
+fi
+# before LOG A B: line A (a fixed string) is printed before line B.
+before() {
+	local a b
+	a=$(grep -n -F -m 1 "$2" "$1" | cut -d: -f1)
+	b=$(grep -n -F -m 1 "$3" "$1" | cut -d: -f1)
+	[ -n "$a" ] && [ -n "$b" ] && [ "$a" -lt "$b" ]
+}
+in_order() {
+	before "$log" "[server] lab exchange ok" "[client] lab send ok" &&
+		before "$log" "[client] lab exchange ok" "[server] lab send ok" &&
+		before "$log" "[client] lab send_imm ok" "[server] lab write ok" &&
+		python3 - out/demo "$log" <<'PY'
+import os, sys
+run, log = sys.argv[1], sys.argv[2]
+when = {}
+for role in ("server", "client"):
+    clock = os.path.join(run, role + ".clock")
+    off = os.stat(clock).st_mtime - float(open(clock).read())
+    for line in open(os.path.join(run, role + ".lines"), encoding="utf-8"):
+        stamp, _, text = line.rstrip("\n").partition(" ")
+        when["[%s] %s" % (role, text)] = float(stamp) + off
+shown = [when[l.rstrip("\n")] for l in open(log, encoding="utf-8")
+         if l.rstrip("\n") in when]
+if len(shown) < 20 or shown != sorted(shown):
+    sys.exit("%d lines; order of the stamps: %s" % (len(shown), shown))
+PY
+}
+check "make demo shows the two sides' lines in the order they were written" \
+	in_order
+
 summary
