@@ -1,26 +1,37 @@
 # ---------------------------------------------------------------------------
 # rdma-lab program: build, skeleton generation, host-side unit tests.
+# only: instructor
 #   make        build solution/rdma-lab and lab/rdma-lab
 #   make lab    regenerate lab/main.c from solution/main.c
 #   make unit   host-side unit tests (no RDMA needed)
 #   make format clang-format solution/main.c, then regenerate lab/main.c
+# end only
+# handout: student
+# #   make        build lab/rdma-lab from your lab/main.c
+# end handout
 # ---------------------------------------------------------------------------
 CC ?= cc
 include lab/flags.mk
 
-.PHONY: all lab unit format clean
-all: solution/rdma-lab lab/rdma-lab
+.PHONY: all clean
+all: lab/rdma-lab
+# only: instructor
+all: solution/rdma-lab
+# end only
 
 # Each main.c holds only the steps; the scaffolding is linked in.
+# only: instructor
 solution/rdma-lab: solution/main.c $(LAB_SCAFFOLD) $(LAB_HEADERS)
 	$(CC) $(LAB_CFLAGS) -Ilab -o $@ solution/main.c $(LAB_SCAFFOLD) $(LAB_LDLIBS)
 
+# end only
 lab/rdma-lab: lab/main.c $(LAB_SCAFFOLD) $(LAB_HEADERS)
 	$(CC) $(LAB_CFLAGS) -Ilab -o $@ lab/main.c $(LAB_SCAFFOLD) $(LAB_LDLIBS)
 
+# only: instructor
 # Any main.c built as a student's file is: make build MAIN=x/main.c
 # OUT=x/rdma-lab (the tests' deliberate variants of the reference).
-.PHONY: build
+.PHONY: build lab unit format
 build:
 	@test -n "$(MAIN)" -a -n "$(OUT)" || { echo "usage: make build MAIN=FILE.c OUT=PROGRAM" >&2; exit 2; }
 	$(CC) $(LAB_CFLAGS) -Ilab -o $(OUT) $(MAIN) $(LAB_SCAFFOLD) $(LAB_LDLIBS)
@@ -37,20 +48,30 @@ unit: all
 format:
 	clang-format -i solution/main.c lab/lab.h lab/support.c lab/driver.c
 	$(MAKE) lab
+# end only
 
 clean:
-	rm -f solution/rdma-lab lab/rdma-lab lab/main.c.tmp
+	rm -f lab/rdma-lab lab/main.c.tmp
+# only: instructor
+	rm -f solution/rdma-lab
 	rm -rf tests/bin
+# end only
 # ---------------------------------------------------------------------------
 # (end of rdma-lab program block)
 # ---------------------------------------------------------------------------
 
 # ---------------------------------------------------------------------------
 # Running in the two SoftRoCE guests (vm/), and the tests.
-#   make demo   the reference solution, end to end, with its capture
-#   make run    the same with your build of lab/main.c; ARGS='-m TEXT ...'
-#               passes program options to both sides
+#   make demo   the reference program, end to end, with its capture
+#   make run    the same with your build of lab/main.c
+#   ARGS="..."  program options for both sides of either; quote text with
+#               spaces inside: make run ARGS="-m 'hello world'"
+# only: instructor
 #   make test   every test: host-side unit tests, the runner, end to end
+# end only
+# handout: student
+# #   make test   make grade: the handout's test is your lab, graded
+# end handout
 # ---------------------------------------------------------------------------
 .PHONY: deps demo run test
 deps:
@@ -64,25 +85,37 @@ run: deps
 	$(MAKE) all
 	vm/demo lab/rdma-lab out/run $(ARGS)
 
+# only: instructor
 # Packages first: on a fresh machine even the compiler may be missing.
 test:
 	vm/deps --tests
 	$(MAKE) all
 	tests/run
+# end only
+# handout: student
+# test: grade
+# end handout
 
 # ---------------------------------------------------------------------------
 # Docs images (images/) and the student's ladder diagram.
+# only: instructor
 #   make images   redraw images/ from images/headers.tsv and the recorded
-#                 runs in docs/runs/ (IMAGES_OUT=DIR writes elsewhere)
+#                 runs in docs/runs/ (IMAGES_OUT=DIR writes elsewhere;
+#                 needs rsvg-convert, package librsvg2-bin)
+# end only
 #   make ladder   message sequence chart of a capture, next to it:
 #                 PCAP=out/run/wire.pcap (default; else out/demo/wire.pcap)
 # ---------------------------------------------------------------------------
+# only: instructor
 IMAGES_OUT ?= images
 IMAGES_SVG := rocev2-headers ib-headers rocev2-packets ib-roce-mapping \
 	atomic-headers part2-packets \
 	ibv-devinfo ladder-demo
+# end only
 PCAP ?= $(firstword $(wildcard out/run/wire.pcap) out/demo/wire.pcap)
-.PHONY: images ladder
+.PHONY: ladder
+# only: instructor
+.PHONY: images
 images:
 	mkdir -p $(IMAGES_OUT)
 	python3 images/draw.py images/headers.tsv $(IMAGES_OUT)
@@ -91,6 +124,7 @@ images:
 	for f in $(IMAGES_SVG); do \
 		rsvg-convert -o $(IMAGES_OUT)/$$f.png $(IMAGES_OUT)/$$f.svg || exit 1; \
 	done
+# end only
 
 ladder:
 	@[ -r "$(PCAP)" ] || { echo "make ladder: no capture $(PCAP): run make run (or make demo) first, or give PCAP=FILE" >&2; exit 1; }
@@ -101,26 +135,31 @@ ladder:
 # ---------------------------------------------------------------------------
 
 # ---------------------------------------------------------------------------
-# Grading (vm/grade, vm/grade-all, vm/grader/; docs/grading.md).
+# Grading (vm/grade, vm/grade-all, vm/grader/; the README, "Grading your lab").
 #   make grade                grade lab/main.c in the guests, against the
 #                             reference (GRADE_ARGS: steps, --results FILE)
+# only: instructor
 #   make grade-all DIR=SUBS   grade every submission in SUBS (one boot)
 #   make dist                 student handout: no solution sources, the
 #                             reference as a built binary
+# end only
 # ---------------------------------------------------------------------------
-.PHONY: grade grade-all dist
+.PHONY: grade
 grade: deps
 	vm/grade $(GRADE_ARGS)
 
+# only: instructor
+.PHONY: grade-all dist
 grade-all: deps
 	@test -n "$(DIR)" || { echo "usage: make grade-all DIR=SUBMISSIONS/"; exit 2; }
 	vm/grade-all $(GRADE_ARGS) $(DIR)
 
 dist: all
 	vm/grader/mkdist out/rdma-lab-handout.tar.gz
+# end only
 
 # What the grading guests run besides the students' programs, rebuilt only
-# when its source changes: the tracer (tests/faults.sh), the kernel
+# when its source changes: the tracer of the system calls, the kernel
 # trace's probes, the QPN skew, the sandbox, and the scaffolding a
 # student's main.c is linked with (the flags of every build of it).  Each
 # file appears whole (.tmp, then mv): two batches may build at once.

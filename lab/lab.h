@@ -272,7 +272,8 @@ int lab_post_send(struct lab_ctx *ctx, struct ibv_send_wr *wr);
 /*
  * Wait, at most -t seconds, for one completion on ctx->cq through its
  * completion channel ctx->channel (never a busy poll: it would starve
- * rxe on a one-CPU guest).  A completion with an error status fails,
+ * rxe on a one-CPU guest).  It arms the CQ itself (ibv_req_notify_cq):
+ * a step need not.  A completion with an error status fails,
  * with a hint.  Notices a peer that quit.
  */
 int lab_wait_wc(struct lab_ctx *ctx, struct ibv_wc *wc);

@@ -8,11 +8,6 @@
  *
  *   make run      both sides in the two SoftRoCE guests, with a capture
  *   make grade    your steps graded against the reference
- *
- * solution/main.c is the reference.  lab/main.c is generated from it by
- * solution/mkskeleton.awk ("make lab"): every solution region (between the
- * markers inside the step_* functions) becomes a stub that reports "TODO
- * <name> is not implemented".
  */
 #include "lab.h"
 

@@ -23,6 +23,26 @@ check "quoted FAIL and hint lines are messages that the program's sources print"
 check "answers in docs/answers.md hold for the recorded captures in docs/runs/" \
 	python3 tests/docs_check.py answers docs/answers.md
 
+# The PSNs that the walks through a recorded capture name in their prose
+# are in the recorded captures.
+check "PSNs named by packet-capture.md and handout.md are in docs/runs/*.pcap" \
+	python3 tests/docs_check.py psns docs/packet-capture.md docs/handout.md
+
+# The student's handout of the committed tree (make dist), for each course
+# choice: its texts are true there and name nothing it leaves out.
+for parts in 1 2; do
+	dist=$t_tmp/dist$parts
+	mkdir -p "$dist"
+	if LAB_PARTS=$parts vm/grader/mkdist "$dist/handout.tar.gz" \
+		>"$t_tmp/mkdist.log" 2>&1 &&
+		tar -xzf "$dist/handout.tar.gz" -C "$dist"; then
+		check "make dist, LAB_PARTS $parts: links, paths, make targets, commands and numbers of its texts hold in the tarball" \
+			python3 tests/docs_check.py handout "$dist/rdma-lab"
+	else
+		fail "make dist, LAB_PARTS $parts" "$t_tmp/mkdist.log"
+	fi
+done
+
 # The handout's table of rxe counters names every file of hw_counters that
 # a real guest listed (docs/runs/record --counters), no more, no fewer.
 check "the handout's counter table names exactly the recorded hw_counters" \
