@@ -320,11 +320,70 @@ else
 	ko jail_host "make grader-tools: $(tail -n 1 "$BIN/jail.err")"
 fi
 
+# ---- the run sandbox of a student's program: jail run -x ------------------
+# tests/unit/jail_probe.c tries, from inside "jail run -k 5 -x", what the
+# seccomp filter, the mounts and the namespaces must refuse (a second
+# exec, memfd_create, executable memory, a write to /proc/self/mem, UDP
+# and raw sockets, io_uring, ptrace, new namespaces, an x32 call), what
+# must still work (ld.so's mappings, dlopen of the rxe provider, TCP,
+# netlink, threads), that no descriptor above 4 and no SysV segment of
+# the caller's reached it.  On this host as root: no guest, no RDMA.
+if [ "$(id -u)" != 0 ]; then
+	skip "jail run -x: the box needs root to mount"
+elif ! cc -std=gnu11 -D_GNU_SOURCE -O2 -Wall -Wextra -Werror \
+	-Wl,-z,noexecstack -o "$BIN/jail_probe" tests/unit/jail_probe.c \
+	-libverbs -lpthread 2>"$BIN/probe.err"; then
+	ko jail_probe_build "$(head -n 1 "$BIN/probe.err")"
+else
+	shm=$("$BIN/jail_probe" shm-make 2>"$BIN/probe.err")
+	# The box is mounted in a mount namespace of its own, gone after.
+	# shellcheck disable=SC2016 # expanded by that bash
+	unshare -m --propagation private bash -c '
+		set -e
+		r=$(mktemp -d) g=$(mktemp -d)
+		out/tools/jail box "$r" "$g" "$PWD"
+		mkdir "$r/jobs/probe"
+		cp "$1" "$r/jobs/probe/jail_probe"
+		# 7 and 9: descriptors of the caller the program must not get.
+		exec 7>/dev/null 9</dev/null
+		rc=0
+		out/tools/jail run "$r" 20 65534 probe -k 5 -x \
+			/jobs/probe/jail_probe all 3>/dev/null 4</dev/null || rc=$?
+		echo "status $rc"
+		rm -rf "$g"' bash "$BIN/jail_probe" >"$BIN/probe.out" 2>&1
+	[ -z "$shm" ] || "$BIN/jail_probe" shm-rm "$shm" >>"$BIN/probe.err" 2>&1
+	n=$(grep -c '^ok ' "$BIN/probe.out")
+	sk=$(grep -c '^SKIP' "$BIN/probe.out")
+	missing=''
+	for c in "execve refused" "execve by a child refused" \
+		"memfd_create refused" "mmap anonymous exec refused" \
+		"mprotect to exec refused" "/proc/self/mem not writable" \
+		"mmap exec of a file in /tmp refused" "socket UDP refused" \
+		"socket raw refused" "socket TCP" "socket netlink" \
+		"unshare(CLONE_NEWUSER) refused" "pthread_create works" \
+		"descriptors above 4 closed" "descriptor 4 kept" \
+		"an IPC namespace of its own"; do
+		grep -qF "ok   $c" "$BIN/probe.out" || missing="$missing, $c"
+	done
+	if grep -q '^status 0$' "$BIN/probe.out" &&
+		! grep -q '^FAIL' "$BIN/probe.out" && [ -z "$missing" ] &&
+		[ -n "$shm" ] && grep -q 'jail: refused to run another program' \
+		"$BIN/probe.out"; then
+		ok "jail run -x: $n checks from inside (second exec, memfd," \
+			"W^X, /proc/self/mem, sockets, namespaces, descriptors," \
+			"IPC) as expected"
+	else
+		fail "jail run -x: $n ok, missing: ${missing#, }" "$BIN/probe.out"
+	fi
+	[ "$sk" = 0 ] || skip "$(grep -m 1 '^SKIP' "$BIN/probe.out" |
+		sed 's/^SKIP: //')"
+fi
+
 # ---- formatting ----
 if command -v clang-format >/dev/null 2>&1; then
 	for f in solution/main.c lab/main.c lab/*.h lab/support.c \
 		lab/driver.c tests/unit/test_unit.c tests/unit/fuzz_wire.c \
-		vm/grader/*.c; do
+		tests/unit/jail_probe.c vm/grader/*.c; do
 		if clang-format --dry-run --Werror "$f" >"$BIN/fmt.err" 2>&1; then
 			ok "clang_format_$(echo "$f" | tr '/.' '__')"
 		else
