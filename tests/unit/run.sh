@@ -379,6 +379,41 @@ else
 		sed 's/^SKIP: //')"
 fi
 
+# A run whose processes cannot die (frozen here by cgroup v1's freezer;
+# in a guest, stuck in the kernel) still ends: SECONDS, then 5 s of grace
+# after its namespace was killed, and the jail returns 124 all the same.
+fz=/sys/fs/cgroup/freezer
+if [ "$(id -u)" != 0 ] || [ ! -w "$fz/cgroup.procs" ]; then
+	skip "jail run grace: needs root and cgroup v1's freezer"
+else
+	# shellcheck disable=SC2016 # expanded by that bash
+	unshare -m --propagation private bash -c '
+		r=$(mktemp -d) g=$(mktemp -d) f=$1/lab-jail-test.$$
+		out/tools/jail box "$r" "$g" || exit 1
+		mkdir "$r/jobs/j" "$f"
+		start=$SECONDS
+		out/tools/jail run "$r" 1 65534 j /bin/sleep 1000 &
+		jail=$!
+		for _ in {1..50}; do
+			p=$(pgrep -f "^/bin/sleep 1000$") && break
+			sleep 0.05
+		done
+		echo "$p" >"$f/cgroup.procs" && echo FROZEN >"$f/freezer.state"
+		rc=0
+		wait "$jail" || rc=$?
+		echo "status $rc after $((SECONDS - start)) s"
+		echo THAWED >"$f/freezer.state"
+		for _ in {1..50}; do rmdir "$f" 2>/dev/null && break; sleep 0.1; done
+		rm -rf "$g"' bash "$fz" >"$BIN/grace.out" 2>&1
+	if grep -q '^status 124 after [5-8] s$' "$BIN/grace.out" &&
+		grep -q 'did not end within 5 s' "$BIN/grace.out"; then
+		ok "jail run: a run whose processes cannot die ends" \
+			"($(sed -n 's/^status 124 after //p' "$BIN/grace.out"))"
+	else
+		fail "jail run grace" "$BIN/grace.out"
+	fi
+fi
+
 # ---- lab/check-main.sh: what a main.c may define -------------------------
 # Every build of a main.c runs it (make, make grade, the grader).  The
 # reference, the skeleton and tests/grade/alt.c pass; a name of

@@ -634,25 +634,31 @@ static void jail_answer(int listener, struct seccomp_notif *req,
 			struct seccomp_notif_resp *resp, size_t req_size,
 			size_t resp_size)
 {
-	static unsigned int seen;
+	static unsigned int passed, refused;
 
 	memset(req, 0, req_size);
 	if (ioctl(listener, SECCOMP_IOCTL_NOTIF_RECV, req))
 		return; /* the caller died, or a signal interrupted it */
 	memset(resp, 0, resp_size);
 	resp->id = req->id;
-	if (seen++ == 0) {
+	if (!passed) {
 		resp->flags = SECCOMP_USER_NOTIF_FLAG_CONTINUE;
 	} else {
 		resp->error = -EPERM;
-		if (seen <= 4)
+		if (++refused <= 3)
 			fprintf(stderr,
 				"jail: refused to run another "
 				"program (exec by process %d)\n",
 				(int)req->pid);
 	}
-	/* ENOENT: the caller is gone; nothing to answer. */
-	if (ioctl(listener, SECCOMP_IOCTL_NOTIF_SEND, resp) && errno != ENOENT)
+	/*
+	 * ENOENT: the caller is gone, or a signal restarted its call (the
+	 * kernel sends that one again): the exec let through is counted
+	 * only once answered.
+	 */
+	if (ioctl(listener, SECCOMP_IOCTL_NOTIF_SEND, resp) == 0)
+		passed = 1;
+	else if (errno != ENOENT)
 		jail_die("cannot answer", "the seccomp notification");
 }
 
@@ -787,12 +793,19 @@ static int jail_init(const struct jail_run *r, int alive)
 	return JAIL_SETUP;
 }
 
-static volatile sig_atomic_t jail_stop;
+/* Seconds the namespace gets to empty once its first process is killed. */
+#define JAIL_GRACE 5
+
+/* jail_stop: the first signal that stopped the jail; jail_signals: how
+ * many came. */
+static volatile sig_atomic_t jail_stop, jail_signals;
 static volatile pid_t jail_ns_init;
 
 static void jail_on_signal(int sig)
 {
-	jail_stop = sig;
+	if (!jail_stop)
+		jail_stop = sig;
+	jail_signals++;
 	if (jail_ns_init > 0)
 		kill(jail_ns_init, SIGKILL);
 }
@@ -932,6 +945,7 @@ static int jail_run(struct jail_run *r)
 	struct sigaction sa = {
 		.sa_handler = jail_on_signal,
 	};
+	sig_atomic_t grace = 0;
 	pid_t init;
 	int st, alive[2];
 
@@ -954,12 +968,32 @@ static int jail_run(struct jail_run *r)
 	}
 	close(alive[0]);
 	jail_ns_init = init;
-	if (jail_stop) /* a signal came before the child was known */
+	if (jail_stop) { /* a signal came before the child was known */
 		kill(init, SIGKILL);
-	alarm(r->seconds);
-	while (waitpid(init, &st, 0) < 0)
+		grace = jail_signals;
+	}
+	alarm(grace ? JAIL_GRACE : r->seconds);
+	/*
+	 * Once stopped, the namespace's first process is dead, but its end
+	 * waits for every process in it: one stuck in the kernel (reclaim,
+	 * a device) would hold the caller forever.  It gets JAIL_GRACE
+	 * seconds, then the jail returns all the same: a run's time is
+	 * bounded by SECONDS + JAIL_GRACE.
+	 */
+	while (waitpid(init, &st, 0) < 0) {
 		if (errno != EINTR)
 			jail_die("cannot", "wait");
+		if (jail_stop && !grace) {
+			grace = jail_signals;
+			alarm(JAIL_GRACE);
+		} else if (grace && jail_signals > grace) {
+			fprintf(stderr,
+				"jail: its processes did not end "
+				"within %d s of being killed\n",
+				JAIL_GRACE);
+			break;
+		}
+	}
 	if (jail_stop == SIGALRM)
 		return 124;
 	if (jail_stop)
