@@ -19,22 +19,34 @@ all: lab/rdma-lab
 all: solution/rdma-lab
 # end only
 
-# Each main.c holds only the steps; the scaffolding is linked in.
+# Each main.c holds only the steps; the scaffolding is linked in, built
+# once (the grader's copy, out/tools/scaffold/).  main.c is compiled alone
+# and checked by lab/check-main.sh before the link, as the grader does:
+# no global name of the libraries or the scaffolding, no code before main,
+# and every symbol but the step_* functions made local.
+# $(call lab_build,MAIN.c,PROGRAM)
+LAB_OBJS := out/tools/scaffold/support.o out/tools/scaffold/driver.o
+define lab_build
+$(CC) $(LAB_CFLAGS) -Ilab -c -o $(2).o $(1)
+CC='$(CC)' sh lab/check-main.sh $(1) $(2).o $(LAB_OBJS)
+$(CC) $(LAB_CFLAGS) -o $(2) $(2).o $(LAB_OBJS) $(LAB_LDLIBS)
+endef
+
 # only: instructor
-solution/rdma-lab: solution/main.c $(LAB_SCAFFOLD) $(LAB_HEADERS)
-	$(CC) $(LAB_CFLAGS) -Ilab -o $@ solution/main.c $(LAB_SCAFFOLD) $(LAB_LDLIBS)
+solution/rdma-lab: solution/main.c $(LAB_OBJS) $(LAB_HEADERS) lab/check-main.sh
+	$(call lab_build,solution/main.c,$@)
 
 # end only
-lab/rdma-lab: lab/main.c $(LAB_SCAFFOLD) $(LAB_HEADERS)
-	$(CC) $(LAB_CFLAGS) -Ilab -o $@ lab/main.c $(LAB_SCAFFOLD) $(LAB_LDLIBS)
+lab/rdma-lab: lab/main.c $(LAB_OBJS) $(LAB_HEADERS) lab/check-main.sh
+	$(call lab_build,lab/main.c,$@)
 
 # only: instructor
 # Any main.c built as a student's file is: make build MAIN=x/main.c
 # OUT=x/rdma-lab (the tests' deliberate variants of the reference).
 .PHONY: build lab unit format
-build:
+build: $(LAB_OBJS)
 	@test -n "$(MAIN)" -a -n "$(OUT)" || { echo "usage: make build MAIN=FILE.c OUT=PROGRAM" >&2; exit 2; }
-	$(CC) $(LAB_CFLAGS) -Ilab -o $(OUT) $(MAIN) $(LAB_SCAFFOLD) $(LAB_LDLIBS)
+	$(call lab_build,$(MAIN),$(OUT))
 
 # Phony on purpose: lab/ is also a directory, and a student tree may have
 # no solution/ at all, so "make" never regenerates on its own.
@@ -51,9 +63,9 @@ format:
 # end only
 
 clean:
-	rm -f lab/rdma-lab lab/main.c.tmp
+	rm -f lab/rdma-lab lab/rdma-lab.o lab/main.c.tmp
 # only: instructor
-	rm -f solution/rdma-lab
+	rm -f solution/rdma-lab solution/rdma-lab.o
 	rm -rf tests/bin
 # end only
 # ---------------------------------------------------------------------------
@@ -167,7 +179,8 @@ TOOLS := out/tools
 TOOLS_CFLAGS := -std=gnu11 -O2 -Wall -Wextra -Werror
 GRADER_TOOLS := $(TOOLS)/libtrace.so $(TOOLS)/probes $(TOOLS)/skew \
 	$(TOOLS)/jail $(TOOLS)/scaffold/support.o $(TOOLS)/scaffold/driver.o \
-	$(TOOLS)/scaffold/lab.h $(TOOLS)/scaffold/steps.h
+	$(TOOLS)/scaffold/lab.h $(TOOLS)/scaffold/steps.h \
+	$(TOOLS)/scaffold/check-main.sh
 .PHONY: grader-tools
 grader-tools: $(GRADER_TOOLS)
 $(TOOLS)/libtrace.so: vm/grader/tracer.c
@@ -186,6 +199,9 @@ $(TOOLS)/scaffold/%.o: lab/%.c $(LAB_HEADERS)
 	@mkdir -p $(@D)
 	$(CC) $(LAB_CFLAGS) -Ilab -c -o $@.tmp $< && mv $@.tmp $@
 $(TOOLS)/scaffold/%.h: lab/%.h
+	@mkdir -p $(@D)
+	cp $< $@.tmp && mv $@.tmp $@
+$(TOOLS)/scaffold/%.sh: lab/%.sh
 	@mkdir -p $(@D)
 	cp $< $@.tmp && mv $@.tmp $@
 # ---------------------------------------------------------------------------

@@ -145,7 +145,7 @@ SCRIPTS = ["Makefile", ".ci/run", "tests/run", "tests/*.sh", "tests/unit/*.sh",
            "vm/run", "vm/demo", "vm/prepare", "vm/deps", "vm/grade",
            "vm/grade-all", "vm/wire-summary", "vm/guest-stage2",
            "vm/grader/batch", "vm/grader/guest-driver", "vm/grader/compile.sh",
-           "vm/grader/mkdist",
+           "vm/grader/mkdist", "lab/*.sh",
            "docs/runs/record"]
 
 

@@ -394,12 +394,236 @@ else
 	ko jail_host "make grader-tools: $(tail -n 1 "$BIN/jail.err")"
 fi
 
+# ---- the run sandbox of a student's program: jail run -x ------------------
+# tests/unit/jail_probe.c tries, from inside "jail run -k 5 -x", what the
+# seccomp filter, the mounts and the namespaces must refuse (a second
+# exec, memfd_create, executable memory, a write to /proc/self/mem, UDP
+# and raw sockets, io_uring, ptrace, new namespaces, an x32 call), what
+# must still work (ld.so's mappings, dlopen of the rxe provider, TCP,
+# netlink, threads), that no descriptor above 4 and no SysV segment of
+# the caller's reached it.  On this host as root: no guest, no RDMA.
+if [ "$(id -u)" != 0 ]; then
+	skip "jail run -x: the box needs root to mount"
+elif ! cc -std=gnu11 -D_GNU_SOURCE -O2 -Wall -Wextra -Werror \
+	-Wl,-z,noexecstack -o "$BIN/jail_probe" tests/unit/jail_probe.c \
+	-libverbs -lpthread 2>"$BIN/probe.err"; then
+	ko jail_probe_build "$(head -n 1 "$BIN/probe.err")"
+else
+	shm=$("$BIN/jail_probe" shm-make 2>"$BIN/probe.err")
+	# The box is mounted in a mount namespace of its own, gone after.
+	# shellcheck disable=SC2016 # expanded by that bash
+	unshare -m --propagation private bash -c '
+		set -e
+		r=$(mktemp -d) g=$(mktemp -d)
+		out/tools/jail box "$r" "$g" "$PWD"
+		mkdir "$r/jobs/probe"
+		cp "$1" "$r/jobs/probe/jail_probe"
+		# 7 and 9: descriptors of the caller the program must not get.
+		exec 7>/dev/null 9</dev/null
+		rc=0
+		out/tools/jail run "$r" 20 65534 probe -k 5 -x \
+			/jobs/probe/jail_probe all 3>/dev/null 4</dev/null || rc=$?
+		echo "status $rc"
+		rm -rf "$g"' bash "$BIN/jail_probe" >"$BIN/probe.out" 2>&1
+	[ -z "$shm" ] || "$BIN/jail_probe" shm-rm "$shm" >>"$BIN/probe.err" 2>&1
+	n=$(grep -c '^ok ' "$BIN/probe.out")
+	sk=$(grep -c '^SKIP' "$BIN/probe.out")
+	missing=''
+	for c in "execve refused" "execve by a child refused" \
+		"memfd_create refused" "mmap anonymous exec refused" \
+		"mprotect to exec refused" "/proc/self/mem not writable" \
+		"mmap exec of a file in /tmp refused" "socket UDP refused" \
+		"socket raw refused" "socket TCP" "socket netlink" \
+		"unshare(CLONE_NEWUSER) refused" "pthread_create works" \
+		"descriptors above 4 closed" "descriptor 4 kept" \
+		"an IPC namespace of its own"; do
+		grep -qF "ok   $c" "$BIN/probe.out" || missing="$missing, $c"
+	done
+	if grep -q '^status 0$' "$BIN/probe.out" &&
+		! grep -q '^FAIL' "$BIN/probe.out" && [ -z "$missing" ] &&
+		[ -n "$shm" ] && grep -q 'jail: refused to run another program' \
+		"$BIN/probe.out"; then
+		ok "jail run -x: $n checks from inside (second exec, memfd," \
+			"W^X, /proc/self/mem, sockets, namespaces, descriptors," \
+			"IPC) as expected"
+	else
+		fail "jail run -x: $n ok, missing: ${missing#, }" "$BIN/probe.out"
+	fi
+	[ "$sk" = 0 ] || skip "$(grep -m 1 '^SKIP' "$BIN/probe.out" |
+		sed 's/^SKIP: //')"
+fi
+
+# A run whose processes cannot die (frozen here by cgroup v1's freezer;
+# in a guest, stuck in the kernel) still ends: SECONDS, then 5 s of grace
+# after its namespace was killed, and the jail returns 124 all the same.
+fz=/sys/fs/cgroup/freezer
+if [ "$(id -u)" != 0 ] || [ ! -w "$fz/cgroup.procs" ]; then
+	skip "jail run grace: needs root and cgroup v1's freezer"
+else
+	# shellcheck disable=SC2016 # expanded by that bash
+	unshare -m --propagation private bash -c '
+		r=$(mktemp -d) g=$(mktemp -d) f=$1/lab-jail-test.$$
+		out/tools/jail box "$r" "$g" || exit 1
+		mkdir "$r/jobs/j" "$f"
+		start=$SECONDS
+		out/tools/jail run "$r" 1 65534 j /bin/sleep 1000 &
+		jail=$!
+		for _ in {1..50}; do
+			p=$(pgrep -f "^/bin/sleep 1000$") && break
+			sleep 0.05
+		done
+		echo "$p" >"$f/cgroup.procs" && echo FROZEN >"$f/freezer.state"
+		rc=0
+		wait "$jail" || rc=$?
+		echo "status $rc after $((SECONDS - start)) s"
+		echo THAWED >"$f/freezer.state"
+		for _ in {1..50}; do rmdir "$f" 2>/dev/null && break; sleep 0.1; done
+		rm -rf "$g"' bash "$fz" >"$BIN/grace.out" 2>&1
+	if grep -q '^status 124 after [5-8] s$' "$BIN/grace.out" &&
+		grep -q 'did not end within 5 s' "$BIN/grace.out"; then
+		ok "jail run: a run whose processes cannot die ends" \
+			"($(sed -n 's/^status 124 after //p' "$BIN/grace.out"))"
+	else
+		fail "jail run grace" "$BIN/grace.out"
+	fi
+fi
+
+# ---- lab/check-main.sh: what a main.c may define -------------------------
+# Every build of a main.c runs it (make, make grade, the grader).  The
+# reference, the skeleton and tests/grade/alt.c pass; a name of
+# libibverbs, the C library or the scaffolding, code before main, an
+# ifunc, a section that is no code or data, a writable+executable one, are
+# refused with one line; a global helper is made local, the steps are not.
+cm=$BIN/checkmain
+rm -rf "$cm" && mkdir -p "$cm"
+python3 tests/grade/mkalt.py lab/main.c tests/grade/alt.c >"$cm/alt.c"
+why=''
+for src in solution/main.c lab/main.c "$cm/alt.c"; do
+	o=$cm/$(basename "$(dirname "$src")")-$(basename "$src" .c).o
+	ccw -Ilab -c -o "$o" "$src" 2>>"$cm/err" &&
+		sh lab/check-main.sh "$src" "$o" out/tools/scaffold/support.o \
+			out/tools/scaffold/driver.o 2>>"$cm/err" ||
+		why="$why $src"
+done
+if [ -z "$why" ] &&
+	nm "$cm/solution-main.o" | grep -q ' T step_open_device$' &&
+	! nm "$cm/solution-main.o" | grep -q ' [A-SV-Z] [a-rt-z_]'; then
+	ok "check-main: the reference, the skeleton and alt.c pass; only" \
+		"step_* stays global"
+else
+	fail "check-main refused:$why" "$cm/err"
+fi
+# check_main NAME WANT CODE: CODE after #include "lab.h" is refused with
+# a line matching WANT (an empty WANT: accepted).
+check_main() {
+	printf '#include "lab.h"\n%s\n' "$3" >"$cm/$1.c"
+	if ! ccw -Ilab -c -o "$cm/$1.o" "$cm/$1.c" 2>"$cm/$1.err"; then
+		ko "check-main $1" "does not compile: $(head -n 1 "$cm/$1.err")"
+		return
+	fi
+	sh lab/check-main.sh main.c "$cm/$1.o" out/tools/scaffold/support.o \
+		out/tools/scaffold/driver.o 2>"$cm/$1.err"
+	local rc=$?
+	if [ -z "$2" ] && [ "$rc" = 0 ] && [ ! -s "$cm/$1.err" ]; then
+		ok "check-main $1: accepted"
+	elif [ -n "$2" ] && [ "$rc" = 1 ] &&
+		[ "$(wc -l <"$cm/$1.err")" = 1 ] &&
+		grep -q "^main.c: $2" "$cm/$1.err"; then
+		ok "check-main $1: $(cat "$cm/$1.err")"
+	else
+		ko "check-main $1" "status $rc: $(head -n 2 "$cm/$1.err" |
+			tr '\n' ' ')"
+	fi
+}
+check_main verbs 'defines ibv_open_device, which libibverbs already' \
+	'struct ibv_context *ibv_open_device(struct ibv_device *d)
+{ (void)d; return 0; }'
+check_main scaffolding 'defines lab_barrier, which the scaffolding (support.c)' \
+	'int lab_barrier(struct lab_ctx *ctx) { (void)ctx; return 0; }'
+check_main main 'defines main, which the scaffolding (driver.c)' \
+	'int main(void) { return 0; }'
+check_main libc 'defines connect, which the C library' \
+	'int connect(int s, const struct sockaddr *a, socklen_t n)
+{ (void)s; (void)a; (void)n; return 0; }'
+check_main weak 'defines free, which the C library' \
+	'__attribute__((weak)) void free(void *p) { (void)p; }'
+check_main underscore 'defines _lab_secret globally' 'int _lab_secret = 1;'
+check_main constructor 'has a section .init_array, which would run code' \
+	'__attribute__((constructor)) static void f(void) { puts("x"); }'
+check_main destructor 'has a section .fini_array, which would run code' \
+	'__attribute__((destructor)) static void f(void) { puts("x"); }'
+check_main preinit 'has a section .preinit_array' \
+	'static void f(void) { }
+__attribute__((section(".preinit_array"), used)) static void (*p)(void) = f;'
+check_main section 'has a section .lab, which is not a section of code' \
+	'__attribute__((section(".lab"), used)) static int x = 1;'
+check_main init_type 'has a section .data.z of type INIT_ARRAY' \
+	'asm(".section .data.z,\"aw\",@init_array\n.quad 0\n.previous");'
+check_main ifunc 'defines pick as an indirect function' \
+	'static int impl(void) { return 1; }
+static int (*res(void))(void) { return impl; }
+int pick(void) __attribute__((ifunc("res")));'
+check_main data_exec 'has an executable section .data.x that is not code' \
+	'asm(".pushsection .data.x,\"awx\"\n.byte 0xc3\n.popsection");'
+check_main text_write 'has a writable code section .text.x' \
+	'asm(".pushsection .text.x,\"awx\"\n.byte 0xc3\n.popsection");'
+check_main exec_stack 'has an executable section .note.GNU-stack' \
+	'asm(".pushsection .note.GNU-stack,\"x\",@progbits\n.popsection");'
+check_main helper '' 'int lab_my_helper(int x) { return x + 1; }'
+if nm "$cm/helper.o" 2>/dev/null | grep -q ' t lab_my_helper$'; then
+	ok "check-main: a global helper is made local"
+else
+	ko "check-main helper" "lab_my_helper still global"
+fi
+
+# ---- jail host: the compile's view and the whole compile ------------------
+# /etc holds the alternatives and the loader's cache, nothing else (in a
+# user namespace the grader's groups stay: the view is the defence); the
+# grader's compile (vm/grader/compile.sh) builds the reference and refuses
+# a main.c that defines a scaffolding function, as root and as nobody.
+cj=$BIN/cj
+for as in root nobody; do
+	if [ "$(id -u)" != 0 ]; then
+		skip "jail host compile as $as: the tests run without root"
+		continue
+	fi
+	rm -rf "$cj" && mkdir -p "$cj/ok" "$cj/bad" "$cj/res-ok" "$cj/res-bad"
+	cp solution/main.c "$cj/ok/main.c"
+	printf '#include "lab.h"\nint lab_barrier(struct lab_ctx *c)\n{\n\t(void)c;\n\treturn 0;\n}\n' \
+		>"$cj/bad/main.c"
+	chmod -R a+rwX "$cj"
+	run_as=()
+	[ "$as" = root ] || run_as=(setpriv --reuid=65534 --regid=65534 \
+		--clear-groups)
+	# shellcheck disable=SC2016 # expanded by that bash
+	"${run_as[@]}" bash -c '
+		. vm/grader/compile.sh
+		LAB_CFLAGS=$(sed -n "s/^LAB_CFLAGS := //p" lab/flags.mk)
+		LAB_LDLIBS=$(sed -n "s/^LAB_LDLIBS := //p" lab/flags.mk)
+		for k in ok bad; do
+			compile_job "$1/$k" "$1/res-$k" out/tools/jail host \
+				"$1/$k" out/tools "$PWD" 60 -f 65536 -v 2000000
+		done
+		out/tools/jail host "$1/ok" out/tools "$PWD" 60 \
+			sh -c "ls /etc; id -G" >"$1/etc"' bash "$cj" \
+		>"$cj/log" 2>&1
+	if [ -x "$cj/res-ok/rdma-lab" ] && [ -e "$cj/res-bad/compile-failed" ] &&
+		grep -q '^main.c: defines lab_barrier, which the scaffolding' \
+			"$cj/res-bad/compile.log" &&
+		[ "$(head -n 2 "$cj/etc" | tr '\n' ' ')" = "alternatives ld.so.cache " ]; then
+		ok "jail host compile as $as: the reference builds, lab_barrier" \
+			"refused, /etc is alternatives and ld.so.cache only"
+	else
+		cat "$cj/res-bad/compile.log" "$cj/etc" >>"$cj/log" 2>/dev/null
+		fail "jail host compile as $as" "$cj/log"
+	fi
+done
+
 # ---- formatting ----
 if command -v clang-format >/dev/null 2>&1; then
 	for f in solution/main.c lab/main.c lab/*.h lab/support.c \
 		lab/driver.c tests/unit/test_unit.c tests/unit/test_driver.c \
-		tests/unit/fuzz_wire.c \
-		vm/grader/*.c; do
+		tests/unit/fuzz_wire.c tests/unit/jail_probe.c vm/grader/*.c; do
 		if clang-format --dry-run --Werror "$f" >"$BIN/fmt.err" 2>&1; then
 			ok "clang_format_$(echo "$f" | tr '/.' '__')"
 		else

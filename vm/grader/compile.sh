@@ -30,18 +30,22 @@ quoted_includes() {
 }
 
 # compile_job DIR RES JAIL...: DIR/main.c (owned by the jail's user)
-# compiled by the command JAIL... followed by cc's, which sees DIR as its
-# working folder and the scaffolding in /grader/scaffold.  Leaves
-# RES/rdma-lab, or RES/compile.log and RES/compile-failed; then
-# RES/compiled.  LAB_CFLAGS and LAB_LDLIBS are lab/flags.mk's.
+# compiled by the command JAIL... followed by a shell's, which sees DIR as
+# its working folder and the scaffolding in /grader/scaffold.  As make
+# does it: main.c compiled alone, checked by lab/check-main.sh (no name of
+# the libraries or the scaffolding, no code before main; every symbol but
+# the steps made local), then linked.  Leaves RES/rdma-lab, or
+# RES/compile.log and RES/compile-failed; then RES/compiled.  LAB_CFLAGS
+# and LAB_LDLIBS are lab/flags.mk's.
 compile_job() {
-	local d=$1 res=$2 rc=0
+	local d=$1 res=$2 rc=0 s=/grader/scaffold
 	shift 2
 	quoted_includes "$d/main.c" >"$res/compile.log" || rc=1
-	# shellcheck disable=SC2086 # the flags are words
-	[ "$rc" != 0 ] || "$@" cc $LAB_CFLAGS -I/grader/scaffold \
-		-o rdma-lab main.c /grader/scaffold/support.o \
-		/grader/scaffold/driver.o $LAB_LDLIBS >"$res/compile.log" 2>&1 ||
+	# shellcheck disable=SC2016 # expanded by the shell in the jail
+	[ "$rc" != 0 ] || "$@" sh -c 'cc $1 -I$3 -c -o main.o main.c &&
+		sh $3/check-main.sh main.c main.o $3/support.o $3/driver.o &&
+		cc $1 -o rdma-lab main.o $3/support.o $3/driver.o $2' \
+		sh "$LAB_CFLAGS" "$LAB_LDLIBS" "$s" >"$res/compile.log" 2>&1 ||
 		rc=$?
 	if [ "$rc" = 0 ] && [ -x "$d/rdma-lab" ]; then
 		cp "$d/rdma-lab" "$res/rdma-lab"

@@ -184,6 +184,8 @@ HINTS = {
     "crash": "the program crashed (signal): run it under gdb or "
     "valgrind",
     "flood": "the program wrote too much output and was stopped",
+    "limit": "the program %s, a limit of the grader's sandbox: free "
+    "what you allocate, start no processes, post only the lab's work",
     "compile": "the program does not compile: run make and fix the "
     "errors",
     "traced": "the work must be done by your own program's verbs "
@@ -1137,6 +1139,11 @@ class Side:
         # Stopped by the guest for its silence: a hang, as a timeout is.
         self.idle = (read(os.path.join(pdir, side + ".idle")) or
                      "").strip()
+        # A limit of the sandbox it exhausted, as its guest saw it (the
+        # cgroup's OOM kills or fork refusals, the capture's growth):
+        # written by the guest driver, never by the program.
+        self.limit = (read(os.path.join(pdir, side + ".limit")) or
+                      "").strip()
         self.steps, self.fails, self.hints = parse_output(self.out,
                                                           self.err)
         self.trace = parse_ktrace(read(os.path.join(pdir, side +
@@ -1411,7 +1418,10 @@ def judge_own_lines(ev, res):
         if S.ok(s):
             continue
         c = res[s]
-        if S.fails.get(s):
+        if S.limit and s == (stop or "teardown"):
+            c.bad("lab %s ok" % s, "%s in step %s" % (S.limit, s),
+                  HINTS["limit"] % S.limit)
+        elif S.fails.get(s):
             c.bad("lab %s ok" % s, "lab %s FAIL: %s" % (s, S.fails[s]),
                   fail_hint(S, s, side))
         elif S.timed_out() and s == (stop or "teardown"):
@@ -2307,9 +2317,9 @@ def cmd_analyze(resdir, rundir, dest):
             S = pair[side]
             if S.who != "student":
                 continue
+            why = S.limit or S.note or S.idle
             own.append("  %s, your %s (exit status %s%s):" % (
-                p, side, S.rc, ", " + (S.note or S.idle) if S.note or
-                S.idle else ""))
+                p, side, S.rc, ", " + why if why else ""))
             for s in STEP_NAMES:
                 st = result["steps"][s]
                 if S.ok(s):
