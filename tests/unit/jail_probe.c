@@ -221,6 +221,14 @@ static int probe_all(void)
 		     EPERM);
 	probe_socket("socket raw refused", AF_INET, SOCK_RAW, IPPROTO_UDP,
 		     EPERM);
+	/* TCP's bytes only through send/write: the grader counts them at
+	 * tcp_sendmsg_locked. */
+	probe_expect("sendfile refused", syscall(SYS_sendfile, 1, 0, NULL, 1),
+		     EPERM);
+	probe_expect("splice refused",
+		     syscall(SYS_splice, 0, NULL, 1, NULL, 1, 0), EPERM);
+	probe_expect("vmsplice refused", syscall(SYS_vmsplice, 1, NULL, 0, 0),
+		     EPERM);
 	probe_socket("socket packet refused", AF_PACKET, SOCK_RAW, 0, EPERM);
 	probe_socket("socket SCTP stream refused", AF_INET, SOCK_STREAM, 132,
 		     EPERM);
