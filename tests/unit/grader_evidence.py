@@ -72,6 +72,14 @@ at = grader.signal_at(raw, "server", "barrier", CLI)
 check("ktrace_barrier_is_a_byte_not_a_call",
       at is not None and grader.recvs_before(raw, at) == 0,
       "raw_barrier's barrier at %s" % at)
+# Written by the kernel is not taken by the program: the same run with
+# its polls left out sent its notice before it had the WRITE's completion.
+unpolled = grader.parse_ktrace("\n".join(
+    line for line in kt("reference-client.txt").splitlines()
+    if "ibv_poll_cq_ret:" not in line))
+check("ktrace_completion_counts_when_polled",
+      grader.write_done_early(unpolled, SRV) is True,
+      "without its polls: %s" % grader.write_done_early(unpolled, SRV))
 no_tcp = [e for e in ref_cli if e["_fn"] != "tcp"]
 check("ktrace_missing_notice_is_not_a_pass",
       grader.write_done_early(no_tcp, SRV) is None and
@@ -87,7 +95,7 @@ forged = ("           <...>-363     [000] DNZff    53.7: barrier: (0x1) "
           "<...>-363 [000] DNZff 53.7: wc: (rxe_cq_post) qpn=0x2a opcode=2 "
           "status=0 byte_len=8 flags=0x0 imm=0x0 junk")
 check("ktrace_only_its_own_shape",
-      [e["_fn"] for e in grader.parse_ktrace(forged)] == ["wc"],
+      [e["_fn"] for e in grader.parse_ktrace(forged)] == ["kwc"],
       grader.parse_ktrace(forged))
 
 # The wire: every packet of a real capture has a right ICRC; one changed

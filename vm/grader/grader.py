@@ -327,15 +327,24 @@ def parse_ktrace(text):
     judges read it: one event per call, {"_fn": name, "_ret": value,
     field: value}, an entry probe joined with the next return probe of
     the same function on the same thread; the kernel's completions as
-    "wc" events; the bytes sent over TCP as "tcp" events (daddr, the
-    peer's address; _ret, how many went).  Only lines of the probes' own
+    "kwc" events when it wrote them and as "wc" events when a poll of the
+    program took them; the bytes sent over TCP as "tcp" events (daddr,
+    the peer's address; _ret, how many went).  Only lines of the probes' own
     shape count: a field holds a number, never text."""
-    ev, pending = [], {}
+    ev, pending, kernel = [], {}, []
     for line in (text or "").splitlines():
         m = KT_LINE.match(line)
         if not m:
             continue
         tid, name, f = m.group(1), m.group(2), kv(m.group(3))
+        if name == "ibv_poll_cq_ret":
+            # The poll took the oldest completions the kernel wrote, in
+            # the kernel's order (exact with one CQ; with more, matched
+            # across them in that order): each is a "wc" event now.
+            for _ in range(max(num(f.get("ret"), 0), 0)):
+                if kernel:
+                    ev.append(dict(kernel.pop(0), _fn="wc"))
+            continue
         if name.endswith("_ret"):
             e = pending.pop((tid, name[:-4]), None)
             if e is not None:
@@ -348,7 +357,8 @@ def parse_ktrace(text):
             # ib_uverbs_wc's immediate is in network order.
             e["imm"] = "0x%08x" % (bswap32(num(f.get("imm"), 0)) if
                                    num(f.get("flags"), 0) & 2 else 0)
-            e["_ret"] = "0"
+            e["_ret"], e["_fn"] = "0", "kwc"
+            kernel.append(e)
         elif name == "ibv_modify_qp":
             e["dgid"] = "-"
             if num(f.get("mask"), 0) & QP_AV:
@@ -1060,10 +1070,11 @@ def recvs_before(tr, at):
 
 
 def notice_early(tr, at, opcodes):
-    """The notice at event at went before the kernel had completed
-    (successfully) one request of each opcode in opcodes (True: early, or
-    they never completed), after them (False), or never went (None: a
-    missing fact, never a pass)."""
+    """The notice at event at went before the program had taken a
+    successful completion of each opcode in opcodes from its CQ (True:
+    early, or never taken), after them (False), or never went (None: a
+    missing fact, never a pass).  Taken, not only written by the kernel:
+    whether the ACK beat the notice is the timing of one run."""
     if at is None:
         return None
     left = list(opcodes)

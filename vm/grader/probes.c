@@ -6,19 +6,20 @@
  * kernel records them: a uprobe on each libibverbs entry point and on the
  * rxe provider's post functions (the int3 the kernel puts there fires
  * whatever the program does, and only the kernel writes the trace
- * buffer), a kprobe on rxe_cq_post, the kernel writing a completion
- * into a CQ, and one on tcp_sendmsg_locked, every byte sent over TCP (the
- * barrier and the notices are bytes at known places of a side's stream
- * to its peer: docs/protocol.md).  The fields the uprobes read are
- * offsets in the public structures of <infiniband/verbs.h> and
+ * buffer), a return probe on the provider's poll_cq (how many
+ * completions a poll took), a kprobe on rxe_cq_post, the kernel writing
+ * a completion into a CQ, and one on tcp_sendmsg_locked, every byte sent
+ * over TCP (the barrier and the notices are bytes at known places of a
+ * side's stream to its peer: docs/protocol.md).  The fields the uprobes
+ * read are offsets in the public structures of <infiniband/verbs.h> and
  * <rdma/ib_user_verbs.h>, taken here with offsetof(), so they are right
  * for this build and this architecture.
  *
  *   probes DEV   the lines for uprobe_events and kprobe_events (group
  *                "lab"; a kprobe's place is a kernel symbol, an uprobe's
  *                FILE:OFFSET): libibverbs' entry points, found with
- *                dlvsym(), and the provider's post_send and post_recv,
- *                read from DEV's context ops, placed through
+ *                dlvsym(), and the provider's post_send, post_recv and
+ *                poll_cq, read from DEV's context ops, placed through
  *                /proc/self/maps
  *
  * Run as root in the guest at boot.  Exit status 1 with one line on
@@ -104,6 +105,18 @@ static int probes_at(const char *event, const void *addr, const char *args,
 	printf("p:lab/%s %s:0x%lx %s\n", event, path, off, args);
 	if (ret)
 		printf("r:lab/%s_ret %s:0x%lx %s\n", event, path, off, ret);
+	return 0;
+}
+
+/* A return probe alone, at addr. */
+static int probes_ret(const char *event, const void *addr, const char *ret)
+{
+	char path[4096];
+	unsigned long off;
+
+	if (!addr || probes_place(addr, path, sizeof(path), &off))
+		return probes_err("cannot place", event);
+	printf("r:lab/%s_ret %s:0x%lx %s\n", event, path, off, ret);
 	return 0;
 }
 
@@ -252,10 +265,16 @@ static int probes_lib(const char *devname)
 	bad |= probes_at("ibv_post_recv", (void *)ctx->ops.post_recv, recv,
 			 "ret=$retval:s32");
 	/*
+	 * How many completions the program took from a CQ: the return of
+	 * the provider's poll_cq (the guest driver keeps only the polls
+	 * that took some).  Which ones, the kernel's order says (below).
+	 */
+	bad |= probes_ret("ibv_poll_cq", (void *)ctx->ops.poll_cq,
+			  "ret=$retval:s32");
+	/*
 	 * The kernel's own completions: rxe_cq_post(cq, cqe, solicited)
-	 * writes a user CQ's entries as struct ib_uverbs_wc.  Polling is
-	 * the program's business; that the kernel completed the request
-	 * is the fact.
+	 * writes a user CQ's entries as struct ib_uverbs_wc, in the order
+	 * the program's polls then take them.
 	 */
 	printf("p:lab/wc rxe_cq_post qpn=+%u($arg2):x32 opcode=+%u($arg2):u32 "
 	       "status=+%u($arg2):u32 byte_len=+%u($arg2):u32 "

@@ -4,7 +4,7 @@
 # grader counts are the guest kernel's record of the calls really made:
 # every object is a leak, and teardown loses its points.
 # score: 18
-# text: never destroyed: QP
+# text: never destroyed: .*QP 0x
 /^#include "lab.h"$/a\
 #include <stdio.h>\
 #include <unistd.h>
