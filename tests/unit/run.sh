@@ -587,6 +587,13 @@ for as in root nobody; do
 		skip "jail host compile as $as: the tests run without root"
 		continue
 	fi
+	# Where unprivileged users may not make user namespaces (some
+	# containers, a chroot), the grader compiles in the guests instead.
+	if [ "$as" = nobody ] && ! setpriv --reuid=65534 --regid=65534 \
+		--clear-groups unshare -U true 2>/dev/null; then
+		skip "jail host compile as $as: user namespaces are off here"
+		continue
+	fi
 	rm -rf "$cj" && mkdir -p "$cj/ok" "$cj/bad" "$cj/res-ok" "$cj/res-bad"
 	cp solution/main.c "$cj/ok/main.c"
 	printf '#include "lab.h"\nint lab_barrier(struct lab_ctx *c)\n{\n\t(void)c;\n\treturn 0;\n}\n' \
