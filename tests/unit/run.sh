@@ -27,6 +27,20 @@ else
 	fail "every command the scripts run is known to vm/deps" "$BIN/deps.out"
 fi
 
+# tally NAME OUT STATUS: the ok and FAIL lines a test program wrote to OUT
+# counted as checks; a non-zero STATUS without a FAIL line is one more.
+tally() {
+	local p f
+	cat "$2"
+	p=$(grep -c '^ok ' "$2")
+	f=$(grep -c '^FAIL ' "$2")
+	t_pass=$((t_pass + p))
+	t_fail=$((t_fail + f))
+	if [ "$3" -ne 0 ] && [ "$f" -eq 0 ]; then
+		ko "${1}_exit" "exit status $3 without a FAIL line"
+	fi
+}
+
 # ---- the host's package system: the kernel's source, what to install ----
 # shellcheck source=tests/unit/hosts.sh
 . tests/unit/hosts.sh
@@ -35,15 +49,7 @@ fi
 if ccw -Wno-unused-function -o "$BIN/test_unit" \
 	tests/unit/test_unit.c -libverbs 2>"$BIN/cc.err"; then
 	"$BIN/test_unit" >"$BIN/test_unit.out" 2>&1
-	rc=$?
-	cat "$BIN/test_unit.out"
-	p=$(grep -c '^ok ' "$BIN/test_unit.out")
-	f=$(grep -c '^FAIL ' "$BIN/test_unit.out")
-	t_pass=$((t_pass + p))
-	t_fail=$((t_fail + f))
-	if [ "$rc" -ne 0 ] && [ "$f" -eq 0 ]; then
-		ko test_unit_exit "exit status $rc without a FAIL line"
-	fi
+	tally test_unit "$BIN/test_unit.out" $?
 else
 	ko test_unit_build "$(head -n 1 "$BIN/cc.err")"
 fi
@@ -247,15 +253,7 @@ fi
 # The guest kernel's trace (tests/unit/ktrace/, from real grading runs)
 # and the wire's ICRC (docs/runs/demo.pcap).
 python3 -B tests/unit/grader_evidence.py >"$BIN/evidence.out" 2>&1
-rc=$?
-cat "$BIN/evidence.out"
-p=$(grep -c '^ok ' "$BIN/evidence.out")
-f=$(grep -c '^FAIL ' "$BIN/evidence.out")
-t_pass=$((t_pass + p))
-t_fail=$((t_fail + f))
-if [ "$rc" -ne 0 ] && [ "$f" -eq 0 ]; then
-	ko grader_evidence_exit "exit status $rc without a FAIL line"
-fi
+tally grader_evidence "$BIN/evidence.out" $?
 
 # ---- the host reads submissions as hostile input ----
 # shellcheck source=tests/unit/host_input.sh
