@@ -299,9 +299,11 @@ def parse_output(out, err):
 
 
 def parse_trace(text):
+    """The in-process tracer's lines (vm/grader/tracer.c), which only
+    the fault tests read (grader.py leaks): never evidence for grading."""
     ev = []
     for line in (text or "").splitlines():
-        if line.startswith("key="):  # checked by trace_intruders()
+        if line.startswith("key="):
             line = line.partition(" ")[2]
         name, _, rest = line.partition(" ")
         args, _, res = rest.partition(" = ")
