@@ -12,6 +12,10 @@
     docs_check.py answers FILE.md...
         every row of a table under a "<!-- pcap: CAPTURE -->" line is what
         tshark reads from that recorded capture (docs/answers.md)
+    docs_check.py icrc FILE.md...
+        the fields that a "<!-- icrc: DIR -->" table says the RoCEv2 ICRC
+        masks are exactly what makes the ICRC of every RoCE packet of
+        DIR/*.pcap right: all rows needed, none missing
     docs_check.py counters FILE.md...
         the table under a "<!-- counters: LIST -->" line names, once each,
         exactly the files of the recorded listing LIST (an `ls` of a guest's
@@ -29,8 +33,10 @@
 """
 import os
 import re
+import struct
 import subprocess
 import sys
+import zlib
 
 with open(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lab",
                        "steps.h"), encoding="utf-8") as _f:
@@ -228,6 +234,96 @@ def answers(files):
                          ", ".join(w.strip() for w in want), ", ".join(got)))
                 bad += 1
     print("%d answer facts checked against the recorded captures" % n)
+    return bad == 0 and n > 0
+
+
+ICRC = re.compile(r"^<!-- icrc: (\S+) -->$")
+ICRC_HEADERS = ("in front", "IPv4", "UDP", "BTH")
+
+
+def pcap_frames(path):
+    """The frames of a pcap file (classic format, either byte order)."""
+    with open(path, "rb") as f:
+        data = f.read()
+    e = "<" if data[:4] in (b"\xd4\xc3\xb2\xa1", b"\x4d\x3c\xb2\xa1") else ">"
+    off = 24
+    while off + 16 <= len(data):
+        incl = struct.unpack(e + "I", data[off + 8:off + 12])[0]
+        yield data[off + 16:off + 16 + incl]
+        off += 16 + incl
+
+
+def roce_packets(path):
+    """(frame number, IPv4 header, UDP header, BTH to the end) of each
+    RoCEv2 packet over IPv4 of a capture."""
+    for n, frame in enumerate(pcap_frames(path), 1):
+        if frame[12:14] != b"\x08\x00" or frame[23] != 17:
+            continue
+        ip = frame[14:14 + (frame[14] & 15) * 4]
+        udp = frame[14 + len(ip):]
+        if len(udp) >= 28 and struct.unpack(">H", udp[2:4])[0] == 4791:
+            yield n, ip, udp[:8], udp[8:]
+
+
+def masked_icrc(rows, ip, udp, rest):
+    """The ICRC with the bytes of the rows set to ones."""
+    part = {h: bytearray(b) for h, b in
+            (("in front", b"\0" * 8), ("IPv4", ip), ("UDP", udp),
+             ("BTH", rest[:12]))}
+    for header, first, last in rows:
+        part[header][first:last + 1] = b"\xff" * (last + 1 - first)
+    data = b"".join(bytes(part[h]) for h in ICRC_HEADERS) + rest[12:-4]
+    return zlib.crc32(data) == int.from_bytes(rest[-4:], "little")
+
+
+def icrc(files):
+    """The masked fields of a "<!-- icrc: DIR -->" table against every
+    RoCE packet of DIR/*.pcap: with all rows each ICRC is right, and
+    without any one row some ICRC is wrong (the list is neither short nor
+    long for what was recorded)."""
+    bad = n = 0
+    for md in files:
+        with open(md, encoding="utf-8") as f:
+            src = f.read().splitlines()
+        for i, line in enumerate(src):
+            m = ICRC.match(line)
+            if not m:
+                continue
+            rows = []
+            for num in range(i + 4, len(src) + 1):
+                if not src[num - 1].startswith("|"):
+                    break
+                cells = [c.strip() for c in src[num - 1].strip("|").split("|")]
+                r = re.fullmatch(r"(\d+)(?:-(\d+))?", cells[1]) \
+                    if len(cells) == 3 else None
+                if not r or cells[0] not in ICRC_HEADERS:
+                    print("%s:%d: want | %s | N or N-M | field |"
+                          % (md, num, " or ".join(ICRC_HEADERS)))
+                    return False
+                rows.append((cells[0], int(r.group(1)),
+                             int(r.group(2) or r.group(1))))
+            packets = []
+            folder = os.path.join(ROOT, m.group(1))
+            for pcap in sorted(os.listdir(folder)):
+                if pcap.endswith(".pcap"):
+                    packets += [(pcap,) + p for p in
+                                roce_packets(os.path.join(folder, pcap))]
+            n += len(packets)
+            wrong = ["%s frame %d" % (pcap, num) for pcap, num, *p in packets
+                     if not masked_icrc(rows, *p)]
+            if wrong or not packets:
+                print("%s:%d: with the table's masks the ICRC is wrong in %d "
+                      "of %d packets: %s" % (md, i + 1, len(wrong),
+                                             len(packets), " ".join(wrong[:5])))
+                bad += 1
+            for k, row in enumerate(rows):
+                less = rows[:k] + rows[k + 1:]
+                if all(masked_icrc(less, *p[2:]) for p in packets):
+                    print("%s:%d: the row %s %s is not needed: every ICRC "
+                          "holds without it" % (md, i + 4 + k, row[0],
+                                                "-".join(map(str, row[1:]))))
+                    bad += 1
+    print("%d ICRCs recomputed with the documented masks" % n)
     return bad == 0 and n > 0
 
 
@@ -459,6 +555,8 @@ def main():
         ok = shapes(args[:cut], args[cut + 1:])
     elif cmd == "answers":
         ok = answers(args)
+    elif cmd == "icrc":
+        ok = icrc(args)
     elif cmd == "counters":
         ok = counters(args)
     elif cmd == "psns":
