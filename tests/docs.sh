@@ -23,6 +23,11 @@ check "quoted FAIL and hint lines are messages that the program's sources print"
 check "answers in docs/answers.md hold for the recorded captures in docs/runs/" \
 	python3 tests/docs_check.py answers docs/answers.md
 
+# The fields the answer key says the ICRC masks: with them every recorded
+# RoCE packet's ICRC is right, and each of them is needed.
+check "the ICRC's masked fields in docs/answers.md hold for docs/runs/*.pcap" \
+	python3 tests/docs_check.py icrc docs/answers.md
+
 # The PSNs that the walks through a recorded capture name in their prose
 # are in the recorded captures.
 check "PSNs named by packet-capture.md and handout.md are in docs/runs/*.pcap" \
