@@ -23,6 +23,11 @@ check "quoted FAIL and hint lines are messages that the program's sources print"
 check "answers in docs/answers.md hold for the recorded captures in docs/runs/" \
 	python3 tests/docs_check.py answers docs/answers.md
 
+# What the answers' prose says (frame numbers, PSNs, QPNs, byte counts,
+# sums, counter changes) is in their tables, quoted blocks or recordings.
+check "the prose of docs/answers.md states what its tables and docs/runs/ hold" \
+	python3 tests/docs_check.py prose docs/answers.md
+
 # The fields the answer key says the ICRC masks: with them every recorded
 # RoCE packet's ICRC is right, and each of them is needed.
 check "the ICRC's masked fields in docs/answers.md hold for docs/runs/*.pcap" \
