@@ -32,8 +32,9 @@
         Makefile, docs/, lab/) name no instructor's file or target, their
         relative links resolve, every path they name exists, every `make X`
         is a target that does something, every command of a code block that
-        runs without the guests runs as quoted, and the numbers that depend
-        on the course (TODOs, receives, recv_len, points) are its own
+        runs without the guests runs as quoted, the numbers that depend
+        on the course (TODOs, receives, recv_len, points) are its own, and
+        a core-only handout (LAB_PARTS 1) shows nothing of part two
 """
 import os
 import re
@@ -582,6 +583,18 @@ INSTRUCTOR = re.compile(r"\bsolution/|(?<![\w/])tests/|\.ci/|answers\.md|"
                         r"<!-- (?:only|handout):|^# (?:only|handout):|"
                         r"^# end (?:only|handout)", re.M)
 TOP = ("lab", "docs", "vm", "images", "solution", "tests", ".ci")
+# What a core-only handout (LAB_PARTS 1) must not show: part two named,
+# its steps, opcodes, headers and TCP messages, and the recordings whose
+# numbers count part two's packets (every recorded run did part two; the
+# counters are totals of the whole run, so none of their lines is part
+# one's alone).
+PART_TWO = re.compile(
+    r"\b[Pp]art (?:two|2)\b|RDMA_READ|READ_RESPONSE|READ REQUEST|"
+    r"FETCH_ADD|FETCH ADD|CMP_SWAP|COMPARE SWAP|ATOMIC_ACK|ATOMIC ACK|"
+    r"Atomic(?:Ack)?ETH|[Aa]tomic (?:target|notice)|WRITE with immediate|"
+    r"WRITE_(?:ONLY_|LAST_)?WITH_IMM|`(?:read|write_imm|atomic)`|"
+    r"recv_len=12288|LAB_RECV_SLOTS` \(3\)|"
+    r"<!-- run: docs/runs/counters-(?:lab|rnr)-")
 NUMBERS = {w: i for i, w in enumerate(
     "zero one two three four five six seven eight nine ten eleven twelve "
     "thirteen fourteen fifteen".split())}
@@ -619,6 +632,11 @@ def handout(top):
             line = text.count("\n", 0, m.start()) + 1
             bad.append("%s:%d: names the instructor's '%s'"
                        % (path, line, m.group(0)))
+        for m in PART_TWO.finditer(text) if parts < 2 and path in texts \
+                else ():
+            line = text.count("\n", 0, m.start()) + 1
+            bad.append("%s:%d: part two's '%s' in a LAB_PARTS %d handout"
+                       % (path, line, m.group(0), parts))
         for num, line in enumerate(text.splitlines(), 1):
             where = "%s:%d" % (path, num)
             for w, what in re.findall(r"\b(\w+) (TODOs|receives)\b", line):
