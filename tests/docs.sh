@@ -23,6 +23,11 @@ check "quoted FAIL and hint lines are messages that the program's sources print"
 check "answers in docs/answers.md hold for the recorded captures in docs/runs/" \
 	python3 tests/docs_check.py answers docs/answers.md
 
+# The lab's TCP messages as protocol.md and the other texts give them:
+# the exchange message's table against lab/lab.h and the recorded bytes.
+check "the TCP messages of protocol.md match lab/lab.h and docs/runs/demo.pcap" \
+	python3 tests/docs_check.py wire docs/protocol.md docs/connection-manager.md docs/handout.md
+
 # What the answers' prose says (frame numbers, PSNs, QPNs, byte counts,
 # sums, counter changes) is in their tables, quoted blocks or recordings.
 check "the prose of docs/answers.md states what its tables and docs/runs/ hold" \
