@@ -1,10 +1,12 @@
 # Holds kernel memory that its memory cgroup does not count: QPs of
 # 32768 work requests with the most SGEs (rxe's rings, tens of MiB each),
-# until the guest runs out.  The OOM killer takes it (first in line),
-# never the guest driver or the reference, the run is graded (it keeps
-# open_device only) and the next students find the guest as before.
+# as many as it is given.  rxe maps each ring into the process, so its
+# address-space limit bounds them: the second QP is refused (before it,
+# with a limit twice the guest's memory, the guest reached its OOM killer,
+# and at times missed its heartbeat: an environment error).  It keeps
+# open_device only, and the next students find the guest as before.
 # score: 2
-# text: exhausted its guest's memory \(its verbs objects' queues are kernel memory\) in step create_resources
+# text: held [0-9]+ QPs of [0-9]+ WRs, [0-9]+ SGEs, then: Cannot allocate memory
 /^#include "lab.h"$/a\
 \
 static int hog_qps(struct lab_ctx *ctx)\
