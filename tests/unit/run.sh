@@ -227,21 +227,21 @@ else
 fi
 
 # ---- the grader: one judge per step, as docs/grading.md lists them ----
-# JUDGES in vm/grader/grader.py, lab/steps.h and the evidence table of
+# JUDGES in vm/grader/labgrader/judges/, lab/steps.h and the evidence table of
 # docs/grading.md name the same steps in the same order, with the same
 # points, so that the table and the code read side by side.
 if python3 -B - >"$BIN/judges.out" 2>&1 <<'PY'; then
 import re, sys
 sys.path.insert(0, "vm/grader")
-import grader
+from labgrader import judges as J, lab
 doc = open("docs/grading.md", encoding="utf-8").read()
 doc = doc.split("## Scoring and evidence", 1)[1].split("\n## ", 1)[0]
 rows = [(m.group(1), int(m.group(2))) for m in
         re.finditer(r"^\| `(\w+)` \| (\d+) \|", doc, re.M)]
-judges = [(s, grader.POINTS.get(s)) for s in grader.JUDGES]
-if not (judges == grader.STEPS == rows):
+judges = [(s, lab.POINTS.get(s)) for s in J.JUDGES]
+if not (judges == lab.STEPS == rows):
     sys.exit("JUDGES %s\nsteps.h %s\ngrading.md %s" % (
-        judges, grader.STEPS, rows))
+        judges, lab.STEPS, rows))
 print(" ".join(s for s, _ in rows))
 PY
 	ok "grader_one_judge_per_step ($(cat "$BIN/judges.out"))"
