@@ -227,21 +227,31 @@ else
 fi
 
 # ---- the grader: one judge per step, as docs/grading.md lists them ----
-# JUDGES in vm/grader/labgrader/judges/, lab/steps.h and the evidence table of
-# docs/grading.md name the same steps in the same order, with the same
-# points, so that the table and the code read side by side.
+# The judges registered (@judge in vm/grader/labgrader/judges/STEP.py),
+# lab/steps.h and the evidence table of docs/grading.md name the same
+# steps in the same order, with the same points; each step is judged on
+# both sides, by judges defined in the step's own module.
 if python3 -B - >"$BIN/judges.out" 2>&1 <<'PY'; then
 import re, sys
 sys.path.insert(0, "vm/grader")
-from labgrader import judges as J, lab
+from labgrader import lab
+from labgrader.judges.registry import REGISTRY, SIDES, judges_of
 doc = open("docs/grading.md", encoding="utf-8").read()
 doc = doc.split("## Scoring and evidence", 1)[1].split("\n## ", 1)[0]
 rows = [(m.group(1), int(m.group(2))) for m in
         re.finditer(r"^\| `(\w+)` \| (\d+) \|", doc, re.M)]
-judges = [(s, lab.POINTS.get(s)) for s in J.JUDGES]
+judges = [(s, lab.POINTS.get(s)) for s in REGISTRY]
 if not (judges == lab.STEPS == rows):
-    sys.exit("JUDGES %s\nsteps.h %s\ngrading.md %s" % (
+    sys.exit("registered %s\nsteps.h %s\ngrading.md %s" % (
         judges, lab.STEPS, rows))
+for s, _ in lab.STEPS:
+    for side in SIDES:
+        if not judges_of(s, side):
+            sys.exit("no judge of %s's %s side" % (s, side))
+    away = [fn.__module__ for _, fn in REGISTRY[s]
+            if fn.__module__ != "labgrader.judges." + s]
+    if away:
+        sys.exit("%s judged outside judges/%s.py: %s" % (s, s, away))
 print(" ".join(s for s, _ in rows))
 PY
 	ok "grader_one_judge_per_step ($(cat "$BIN/judges.out"))"

@@ -1,37 +1,16 @@
-"""The judges: one module per step of lab/steps.h."""
-from .atomic import judge_atomic
+"""The judges: one module per step of lab/steps.h, named after the step,
+each registering its judges with @judge (registry.py).  A step without
+its module fails at import, before any student is judged."""
+import importlib
+
+from ..lab import STEPS, STEP_NAMES
 from .common import Check, Evidence, fallback_hints, judge_own_lines
-from .connect import judge_connect
-from .create_resources import judge_create_resources
-from .exchange import judge_exchange
-from .open_device import judge_open_device
-from .qp_to_init import judge_qp_to_init
-from .read import judge_read
-from .send import judge_send
-from .send_imm import judge_send_imm
-from .teardown import judge_teardown
-from .write import judge_write
-from .write_imm import judge_write_imm
-from ..lab import STEP_NAMES
+from .registry import judges_of
 
-
-# The judges by step, in the order of lab/steps.h and of the evidence table
-# of docs/grading.md, every part's; the points come from lab/steps.h
-# (STEPS), and only the steps of parts 1..LAB_PARTS are judged.
-JUDGES = {
-    "open_device": judge_open_device,
-    "create_resources": judge_create_resources,
-    "qp_to_init": judge_qp_to_init,
-    "exchange": judge_exchange,
-    "connect": judge_connect,
-    "send": judge_send,
-    "send_imm": judge_send_imm,
-    "write": judge_write,
-    "read": judge_read,
-    "write_imm": judge_write_imm,
-    "atomic": judge_atomic,
-    "teardown": judge_teardown,
-}
+# Every part's steps, in the order of lab/steps.h and of the evidence
+# table of docs/grading.md; only those of parts 1..LAB_PARTS are judged.
+for _step, _ in STEPS:
+    importlib.import_module("." + _step, __name__)
 
 
 def judge_side(pid, pair, side, facts, packets):
@@ -40,6 +19,7 @@ def judge_side(pid, pair, side, facts, packets):
     res = {s: Check() for s in STEP_NAMES}
     judge_own_lines(ev, res)
     for s in STEP_NAMES:  # the steps of the parts graded
-        JUDGES[s](ev, res[s])
+        for fn in judges_of(s, side):
+            fn(ev, res[s])
     fallback_hints(ev, res)
     return res

@@ -8,6 +8,7 @@ from ..lab import ATOMIC_ADD, ATOMIC_SWAP
 from ..text import num
 from ..verbs import (ACCESS_REMOTE_ATOMIC, U64, WC_COMP_SWAP, WC_FETCH_ADD,
                      WR_CMP_SWP, WR_FETCH_ADD)
+from .registry import judge
 
 
 def describe_atomics(ats):
@@ -75,10 +76,11 @@ def atomics_ok(ev, addr, start):
     return None
 
 
-def judge_atomic(ev, c):
-    """FETCH_ADD then CMP_SWAP on the server's aligned word, answered with
-    the values it held; the word ends as LAB_ATOMIC_SWAP."""
-    S, P, side, wire = ev.S, ev.P, ev.side, ev.wire
+def outcome(ev):
+    """What both sides' judges start from: the atomics wanted, what is
+    wrong with those on the wire (None: nothing, or no capture), and the
+    misaligned addresses among the word's."""
+    S, P, wire = ev.S, ev.P, ev.wire
     addr, start = atomic_target(ev)
     want = "FETCH_ADD then CMP_SWAP on the server's word, acknowledged " \
         "with its start value and start+%d" % ATOMIC_ADD
@@ -90,45 +92,17 @@ def judge_atomic(ev, c):
         num(e.get("raddr"), 0) for X in (S, P) for e in X.calls(
             "ibv_post_send", lambda e: num(e.get("opcode")) in
             (WR_CMP_SWP, WR_FETCH_ADD))] + ([addr] if addr else [])
-    misaligned = [v for v in vas if v % 8]
+    return want, wrong, [v for v in vas if v % 8]
+
+
+@judge("atomic", side="server")
+def server(ev, c):
+    """Its word aligned, in an MR the client may use; the client's
+    atomics on it, on the wire; the final value read after them."""
+    S, P, wire = ev.S, ev.P, ev.wire
+    want, wrong, misaligned = outcome(ev)
     f = S.fails.get("atomic") or ""
     pf = P.fails.get("atomic") or ""
-    if side == "client":
-        if S.ok("atomic") and wrong:
-            c.bad(want + ": " + wrong[0], describe_atomics(ev.atomics)[0],
-                  wrong[1])
-        if S.ok("atomic") and not (good_wcs(ev.tr, WC_FETCH_ADD) and
-                                   good_wcs(ev.tr, WC_COMP_SWAP)):
-            c.bad("successful FETCH_ADD and COMP_SWAP completions of your "
-                  "QP", "not both in the kernel's trace",
-                  HINTS["atomic_traced"])
-        early = notice_early(ev.tr, signal_at(
-            ev.tr, "client", "atomic_done", ev.peer.get("ip")),
-            [WC_FETCH_ADD, WC_COMP_SWAP])
-        if S.ok("atomic") and early is not False:
-            c.bad("both atomics' completions before lab_send_atomic_done()",
-                  "the atomic notice went out before them" if early else
-                  "no atomic notice to the peer in the kernel's trace of "
-                  "your process", HINTS["atomic_notice"])
-        if P.who == "ref" and S.ok("atomic") and not P.ok("atomic"):
-            c.bad("the reference's word ends as 0x%016x (LAB_ATOMIC_SWAP)" %
-                  ATOMIC_SWAP, "reference: " + (pf or "no atomic line"),
-                  HINTS["atomic_ops"])
-        if not S.ok("atomic") and S.reached("atomic"):
-            why = ev.no_credits()
-            if misaligned:
-                c.hint = HINTS["atomic_align"]
-            elif why:
-                c.bad("max_rd_atomic >= 1 (atomics in flight)", why, None)
-                c.hint = HINTS["rd_credits"]
-            elif "(4)" in f or "local protection" in f:
-                c.hint = HINTS["read_local"]
-            elif "(10)" in f or "remote access" in f:
-                c.hint = HINTS["atomic_mr"] if P.who == "student" and \
-                    ev.atomics and mr_of(ev.srv_mrs, ev.atomics[0]["va"],
-                                         ev.atomics[0]["rkey"], 8) \
-                    else HINTS["rkey"]
-        return
     # Server: its word, aligned, in an MR the client may use; the client's
     # atomics on it, on the wire; the final value read after them.
     if S.ok("atomic"):
@@ -181,3 +155,48 @@ def judge_atomic(ev, c):
             S.ok("atomic") or P.who == "ref"):
         c.bad(want + ": " + wrong[0], describe_atomics(ev.atomics)[0],
               wrong[1])
+
+
+@judge("atomic", side="client")
+def client(ev, c):
+    """FETCH_ADD then CMP_SWAP on the server's aligned word, answered
+    with the values it held, both completions taken before the atomic
+    notice; the reference's word ends as LAB_ATOMIC_SWAP."""
+    S, P = ev.S, ev.P
+    want, wrong, misaligned = outcome(ev)
+    f = S.fails.get("atomic") or ""
+    pf = P.fails.get("atomic") or ""
+    if S.ok("atomic") and wrong:
+        c.bad(want + ": " + wrong[0], describe_atomics(ev.atomics)[0],
+              wrong[1])
+    if S.ok("atomic") and not (good_wcs(ev.tr, WC_FETCH_ADD) and
+                               good_wcs(ev.tr, WC_COMP_SWAP)):
+        c.bad("successful FETCH_ADD and COMP_SWAP completions of your "
+              "QP", "not both in the kernel's trace",
+              HINTS["atomic_traced"])
+    early = notice_early(ev.tr, signal_at(
+        ev.tr, "client", "atomic_done", ev.peer.get("ip")),
+        [WC_FETCH_ADD, WC_COMP_SWAP])
+    if S.ok("atomic") and early is not False:
+        c.bad("both atomics' completions before lab_send_atomic_done()",
+              "the atomic notice went out before them" if early else
+              "no atomic notice to the peer in the kernel's trace of "
+              "your process", HINTS["atomic_notice"])
+    if P.who == "ref" and S.ok("atomic") and not P.ok("atomic"):
+        c.bad("the reference's word ends as 0x%016x (LAB_ATOMIC_SWAP)" %
+              ATOMIC_SWAP, "reference: " + (pf or "no atomic line"),
+              HINTS["atomic_ops"])
+    if not S.ok("atomic") and S.reached("atomic"):
+        why = ev.no_credits()
+        if misaligned:
+            c.hint = HINTS["atomic_align"]
+        elif why:
+            c.bad("max_rd_atomic >= 1 (atomics in flight)", why, None)
+            c.hint = HINTS["rd_credits"]
+        elif "(4)" in f or "local protection" in f:
+            c.hint = HINTS["read_local"]
+        elif "(10)" in f or "remote access" in f:
+            c.hint = HINTS["atomic_mr"] if P.who == "student" and \
+                ev.atomics and mr_of(ev.srv_mrs, ev.atomics[0]["va"],
+                                     ev.atomics[0]["rkey"], 8) \
+                else HINTS["rkey"]

@@ -11,11 +11,12 @@ from ..verbs import (QPS_INIT, QPS_RTR, QPS_RTS, QP_MAX_DEST_RD_ATOMIC,
                      QP_MAX_QP_RD_ATOMIC)
 
 
-# Each step of lab/steps.h has its judge below, in the order of the evidence
-# table of docs/grading.md ("Scoring and evidence"), so that the table and
-# the code read side by side.  A judge gets the Evidence of one student side
-# in one pairing and the step's Check, already marked by the step's own
-# line (judge_own_lines), and adds what the evidence disagrees with.
+# Each step of lab/steps.h has its judges in its own module of this
+# package (judges/STEP.py), beside the row of the evidence table of
+# docs/grading.md ("Scoring and evidence") that it implements.  A judge
+# gets the Evidence of one student side in one pairing and the step's
+# Check, already marked by the step's own line (judge_own_lines), and
+# adds what the evidence disagrees with.
 class Check:
     """Outcome of one step for one student side in one pairing."""
 

@@ -3,8 +3,10 @@ evidence")."""
 from ..hints import HINTS
 from ..text import num
 from ..verbs import OP_ACK, OP_RESPONSE
+from .registry import judge
 
 
+@judge("connect")
 def judge_connect(ev, c):
     """RTR/RTS towards the peer's real values; ACKs on the wire."""
     S, P, me, peer, ip, rtr = ev.S, ev.P, ev.me, ev.peer, ev.ip, ev.rtr

@@ -4,8 +4,10 @@ from ..evidence.kernel import created
 from ..hints import HINTS
 from ..text import num
 from ..verbs import ACCESS_REMOTE_WRITE, QPT_RC
+from .registry import judge
 
 
+@judge("create_resources")
 def judge_create_resources(ev, c):
     """The objects exist, with the access later steps need."""
     S, side, qps, mrs = ev.S, ev.side, ev.qps, ev.mrs

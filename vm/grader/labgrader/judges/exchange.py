@@ -3,8 +3,10 @@ evidence")."""
 from ..hints import HINTS
 from ..text import num
 from ..verbs import ACCESS_REMOTE_WRITE
+from .registry import judge
 
 
+@judge("exchange")
 def judge_exchange(ev, c):
     """What the peer received is this side's real QP, MR, GID."""
     S, P, side, me, mrs, rtr = ev.S, ev.P, ev.side, ev.me, ev.mrs, ev.rtr

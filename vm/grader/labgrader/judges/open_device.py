@@ -3,8 +3,10 @@ evidence")."""
 from ..evidence.kernel import created
 from ..hints import HINTS
 from ..text import num
+from .registry import judge
 
 
+@judge("open_device")
 def judge_open_device(ev, c):
     """Port, GID and MTU against sysfs / ibv_devinfo."""
     S, me, rtr = ev.S, ev.me, ev.rtr

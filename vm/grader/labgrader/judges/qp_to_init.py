@@ -3,8 +3,10 @@ evidence")."""
 from ..hints import HINTS
 from ..text import num
 from ..verbs import ACCESS_REMOTE_WRITE
+from .registry import judge
 
 
+@judge("qp_to_init")
 def judge_qp_to_init(ev, c):
     """The traced INIT transition; REMOTE_WRITE on the server's QP."""
     S, side, init = ev.S, ev.side, ev.init

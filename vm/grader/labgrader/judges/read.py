@@ -5,6 +5,7 @@ from ..evidence.peer import mr_of
 from ..evidence.wire import NAK_TEXT
 from ..hints import HINTS
 from ..verbs import ACCESS_REMOTE_READ, WC_RDMA_READ
+from .registry import judge
 
 
 def describe_reads(reads):
@@ -24,48 +25,27 @@ def describe_reads(reads):
     return head + ", answered with %d bytes, other bytes" % len(r["data"])
 
 
-def judge_read(ev, c):
-    """An RDMA READ of the server's MR brought back the WRITE payload."""
-    S, P, side, wire, wmsg = ev.S, ev.P, ev.side, ev.wire, ev.wmsg
-    reads, mrs = ev.reads, ev.srv_mrs
-    good = [r for r in reads if r["done"] and
+def good_reads(ev):
+    """The client's READs of the server's MR answered whole with the
+    WRITE payload."""
+    return [r for r in ev.reads if r["done"] and
             r["data"].rstrip(b"\0") == ev.bwmsg and
-            mr_of(mrs, r["reth"][0], r["reth"][1], max(r["reth"][2], 1))]
-    want = "an RDMA READ of the %d-byte payload from the server's MR, " \
-        "answered whole with it" % len(wmsg)
-    if side == "client":
-        f = S.fails.get("read") or ""
-        if S.ok("read") and wire and not good:
-            r = reads[0] if reads else None
-            hint = HINTS["read_op"] if r is None else HINTS["rkey"] if \
-                r["nak"] == 0x62 or not mr_of(mrs, r["reth"][0],
-                                              r["reth"][1]) \
-                else HINTS["read_data"]
-            c.bad(want, describe_reads(reads), hint)
-        if S.ok("read") and not good_wcs(ev.tr, WC_RDMA_READ):
-            c.bad("a successful RDMA READ completion polled by your process",
-                  "none in its trace", HINTS["read_traced"])
-        if not S.ok("read") and S.reached("read"):
-            why = ev.no_credits()
-            if why:
-                c.bad("max_rd_atomic >= 1 (READs in flight)", why, None)
-                c.hint = HINTS["rd_credits"]
-            elif "(4)" in f or "local protection" in f:
-                c.hint = HINTS["read_local"]
-            elif ("(10)" in f or "remote access" in f) and \
-                    P.who == "student" and good_mr(reads, mrs):
-                c.hint = HINTS["peer_adv"].replace("WRITE", "READ")
-            elif "(10)" in f or "remote access" in f:
-                c.hint = HINTS["rkey"]
-            elif "(9)" in f or "invalid request" in f:
-                c.hint = HINTS["rd_credits"]
-            elif "not implemented" not in f and not f and c.hint is None \
-                    and not reads:
-                c.hint = HINTS["read_op"]
-        return
-    # The server does nothing in this step: its device answers.  It is
-    # judged by the client's READ of its MR, and blamed only for what is
-    # its own: access, credits, or a READ that reached it unanswered.
+            mr_of(ev.srv_mrs, r["reth"][0], r["reth"][1],
+                  max(r["reth"][2], 1))]
+
+
+def wanted(ev):
+    return "an RDMA READ of the %d-byte payload from the server's MR, " \
+        "answered whole with it" % len(ev.wmsg)
+
+
+@judge("read", side="server")
+def server(ev, c):
+    """The server does nothing in this step: its device answers.  It is
+    judged by the client's READ of its MR, and blamed only for what is
+    its own: access, credits, or a READ that reached it unanswered."""
+    S, P, wire, reads, mrs = ev.S, ev.P, ev.wire, ev.reads, ev.srv_mrs
+    good, want = good_reads(ev), wanted(ev)
     pf = P.fails.get("read") or ""
     if not S.reached("read"):
         return  # it stopped before: judge_own_lines says where
@@ -93,6 +73,42 @@ def judge_read(ev, c):
         c.bad(want, describe_reads(reached or reads), None)
     if pf:
         c.bad("the client's READ succeeds", "client: " + pf, None)
+
+
+@judge("read", side="client")
+def client(ev, c):
+    """An RDMA READ of the server's MR brought back the WRITE payload,
+    and this client took its successful completion."""
+    S, P, wire, reads, mrs = ev.S, ev.P, ev.wire, ev.reads, ev.srv_mrs
+    good, want = good_reads(ev), wanted(ev)
+    f = S.fails.get("read") or ""
+    if S.ok("read") and wire and not good:
+        r = reads[0] if reads else None
+        hint = HINTS["read_op"] if r is None else HINTS["rkey"] if \
+            r["nak"] == 0x62 or not mr_of(mrs, r["reth"][0],
+                                          r["reth"][1]) \
+            else HINTS["read_data"]
+        c.bad(want, describe_reads(reads), hint)
+    if S.ok("read") and not good_wcs(ev.tr, WC_RDMA_READ):
+        c.bad("a successful RDMA READ completion polled by your process",
+              "none in its trace", HINTS["read_traced"])
+    if not S.ok("read") and S.reached("read"):
+        why = ev.no_credits()
+        if why:
+            c.bad("max_rd_atomic >= 1 (READs in flight)", why, None)
+            c.hint = HINTS["rd_credits"]
+        elif "(4)" in f or "local protection" in f:
+            c.hint = HINTS["read_local"]
+        elif ("(10)" in f or "remote access" in f) and \
+                P.who == "student" and good_mr(reads, mrs):
+            c.hint = HINTS["peer_adv"].replace("WRITE", "READ")
+        elif "(10)" in f or "remote access" in f:
+            c.hint = HINTS["rkey"]
+        elif "(9)" in f or "invalid request" in f:
+            c.hint = HINTS["rd_credits"]
+        elif "not implemented" not in f and not f and c.hint is None \
+                and not reads:
+            c.hint = HINTS["read_op"]
 
 
 def good_mr(reads, mrs):

@@ -2,8 +2,10 @@
 evidence")."""
 from ..evidence.kernel import created, leaks
 from ..hints import HINTS
+from .registry import judge
 
 
+@judge("teardown")
 def judge_teardown(ev, c):
     """Every object destroyed, with 0, in a valid order."""
     S, tr = ev.S, ev.tr

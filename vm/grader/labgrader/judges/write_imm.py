@@ -5,52 +5,24 @@ from ..evidence.peer import mr_of
 from ..hints import HINTS
 from ..text import bswap32, num
 from ..verbs import WC_RECV_RDMA_WITH_IMM
+from .registry import judge
 
 
-def judge_write_imm(ev, c):
-    """The message as an RDMA WRITE with immediate into the server's MR;
-    the server's receive completion carries the immediate."""
-    S, P, side, wire = ev.S, ev.P, ev.side, ev.wire
-    msg, bmsg, imm = ev.msg, ev.bmsg, ev.imm
-    good = [m for m in ev.delivered("write_imm", bmsg, imm) if m["reth"]
-            and mr_of(ev.srv_mrs, m["reth"][0], m["reth"][1], len(bmsg))]
-    sent = [m for m in ev.msgs if m["kind"] == "write_imm"]
-    want = "an RDMA WRITE with immediate 0x%08x of the %d-byte message to " \
-        "the server's MR, acknowledged" % (imm, len(msg))
-    if side == "client":
-        f = S.fails.get("write_imm") or ""
-        if S.ok("write_imm") and wire and not good:
-            m = sent[0] if sent else None
-            if m is None:
-                c.bad(want, "no WRITE with immediate from you (kinds: %s)" %
-                      (", ".join(x["kind"] or "?" for x in ev.msgs) or
-                       "none"), HINTS["wimm_opcode"])
-            elif m["imm"] != imm:
-                c.bad(want, "immediate 0x%08x on the wire" % m["imm"],
-                      HINTS["imm_htonl"] if m["imm"] == bswap32(imm)
-                      else HINTS["wimm_opcode"])
-            elif not m["reth"] or not mr_of(ev.srv_mrs, m["reth"][0],
-                                            m["reth"][1]):
-                c.bad(want, "RETH va=0x%x rkey=0x%x: not the server's MR" %
-                      m["reth"][:2] if m["reth"] else "no RETH",
-                      HINTS["rkey"])
-            else:
-                ev.no_wire(c, "a WRITE with immediate of the %d-byte "
-                           "message" % len(msg), "write_imm")
-        if P.who == "ref" and S.ok("write_imm") and (
-                P.val("write_imm", "received") != msg or
-                num(P.val("write_imm", "imm")) != imm):
-            pimm = num(P.val("write_imm", "imm"))
-            c.bad("the reference received the message with imm=0x%08x" %
-                  imm, "reference: " + (P.fails.get("write_imm") or
-                                        "imm=%s" % P.val("write_imm", "imm")),
-                  HINTS["imm_htonl"] if pimm == bswap32(imm)
-                  else HINTS["wimm_opcode"])
-        if not S.ok("write_imm") and "htonl" in f:
-            c.hint = HINTS["imm_htonl"]
-        elif not S.ok("write_imm") and "no matching work request" in f:
-            c.hint = HINTS["wimm_opcode"]
-        return
+def good_writes(ev):
+    """The client's WRITEs with immediate of the message, with the
+    immediate, into an MR of the server, acknowledged."""
+    return [m for m in ev.delivered("write_imm", ev.bmsg, ev.imm)
+            if m["reth"] and mr_of(ev.srv_mrs, m["reth"][0], m["reth"][1],
+                                   len(ev.bmsg))]
+
+
+@judge("write_imm", side="server")
+def server(ev, c):
+    """Printed the message and the immediate, and took the receive
+    completion that carries them; three receives posted before the
+    barrier."""
+    S, wire, msg, imm = ev.S, ev.wire, ev.msg, ev.imm
+    good = good_writes(ev)
     wcs = good_wcs(ev.tr, WC_RECV_RDMA_WITH_IMM)
     if S.ok("write_imm"):
         got = num(S.val("write_imm", "imm"))
@@ -88,3 +60,46 @@ def judge_write_imm(ev, c):
                        "to your MR" % len(msg), "write_imm")
     if S.reached("write_imm"):
         ev.receive_race(c, "write_imm", 3)
+
+
+@judge("write_imm", side="client")
+def client(ev, c):
+    """An RDMA WRITE with the immediate in network order into the
+    server's MR, acknowledged; the reference received both."""
+    S, P, wire, msg, imm = ev.S, ev.P, ev.wire, ev.msg, ev.imm
+    good = good_writes(ev)
+    sent = [m for m in ev.msgs if m["kind"] == "write_imm"]
+    want = "an RDMA WRITE with immediate 0x%08x of the %d-byte message to " \
+        "the server's MR, acknowledged" % (imm, len(msg))
+    f = S.fails.get("write_imm") or ""
+    if S.ok("write_imm") and wire and not good:
+        m = sent[0] if sent else None
+        if m is None:
+            c.bad(want, "no WRITE with immediate from you (kinds: %s)" %
+                  (", ".join(x["kind"] or "?" for x in ev.msgs) or
+                   "none"), HINTS["wimm_opcode"])
+        elif m["imm"] != imm:
+            c.bad(want, "immediate 0x%08x on the wire" % m["imm"],
+                  HINTS["imm_htonl"] if m["imm"] == bswap32(imm)
+                  else HINTS["wimm_opcode"])
+        elif not m["reth"] or not mr_of(ev.srv_mrs, m["reth"][0],
+                                        m["reth"][1]):
+            c.bad(want, "RETH va=0x%x rkey=0x%x: not the server's MR" %
+                  m["reth"][:2] if m["reth"] else "no RETH",
+                  HINTS["rkey"])
+        else:
+            ev.no_wire(c, "a WRITE with immediate of the %d-byte "
+                       "message" % len(msg), "write_imm")
+    if P.who == "ref" and S.ok("write_imm") and (
+            P.val("write_imm", "received") != msg or
+            num(P.val("write_imm", "imm")) != imm):
+        pimm = num(P.val("write_imm", "imm"))
+        c.bad("the reference received the message with imm=0x%08x" %
+              imm, "reference: " + (P.fails.get("write_imm") or
+                                    "imm=%s" % P.val("write_imm", "imm")),
+              HINTS["imm_htonl"] if pimm == bswap32(imm)
+              else HINTS["wimm_opcode"])
+    if not S.ok("write_imm") and "htonl" in f:
+        c.hint = HINTS["imm_htonl"]
+    elif not S.ok("write_imm") and "no matching work request" in f:
+        c.hint = HINTS["wimm_opcode"]
