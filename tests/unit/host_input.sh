@@ -438,3 +438,10 @@ usage_error grader_report_no_folder report "$h/no-such-folder"
 printf '{"steps": ' >"$h/cut.json"
 usage_error grader_show_cut_json show "$h/cut.json"
 usage_error grader_progress_not_pids progress "$h" 1 x
+for c in payloads analyze merge progress leaks packets slice; do
+	usage_error "grader_${c}_no_args" "$c"
+done
+# A DEST it may not create: one line, not a traceback.
+usage_error grader_payloads_unwritable payloads /proc/no-such/res
+usage_error grader_analyze_unwritable analyze "$h/no-such" "$h/no-such" \
+	/proc/no-such/dest

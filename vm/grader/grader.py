@@ -82,20 +82,22 @@ def main(argv):
         print("grader.py %s: no result file %s" % (cmd, safe(args[0])),
               file=sys.stderr)
         return 2
-    if cmd in ("show", "results", "report", "names", "clean"):
-        # The commands that read results and write reports: a file that
-        # is missing, unreadable or not JSON is one line, not a traceback.
-        try:
-            return run(cmd, args)
-        except (OSError, ValueError, KeyError, TypeError) as e:
-            why = e.strerror if isinstance(e, OSError) and e.strerror \
-                else "not a result: no %s" % e if isinstance(e, KeyError) \
-                else str(e)
-            print("grader.py %s: %s: %s" % (
-                cmd, safe(getattr(e, "filename", None) or args[0]),
-                safe(why)), file=sys.stderr)
-            return 2
-    return run(cmd, args)
+    # The commands that read results and write reports: a file that is
+    # missing, unreadable or not JSON is one line, not a traceback.  For
+    # every command, a file it cannot read or write (a DEST it may not
+    # create) is one line too; anything else is a bug, with its traceback.
+    caught = (OSError, ValueError, KeyError, TypeError) if cmd in (
+        "show", "results", "report", "names", "clean") else OSError
+    try:
+        return run(cmd, args)
+    except caught as e:
+        why = e.strerror if isinstance(e, OSError) and e.strerror \
+            else "not a result: no %s" % e if isinstance(e, KeyError) \
+            else str(e)
+        print("grader.py %s: %s: %s" % (
+            cmd, safe(getattr(e, "filename", None) or args[0]),
+            safe(why)), file=sys.stderr)
+        return 2
 
 
 def run(cmd, args):
