@@ -445,3 +445,4 @@ done
 usage_error grader_payloads_unwritable payloads /proc/no-such/res
 usage_error grader_analyze_unwritable analyze "$h/no-such" "$h/no-such" \
 	/proc/no-such/dest
+usage_error grader_steps_bad_arg steps --bogus

@@ -17,6 +17,8 @@
   grader.py packets PCAP               the RoCEv2 packets the grader sees
   grader.py slice RESDIR RUNDIR        RESDIR/pN.pcap: pairing N's packets,
                                        cut from the guest's one capture
+  grader.py steps [--parts]            lab/steps.h: NAME POINTS PART per
+                                       step, or LAB_PARTS
 
 Evidence comes from what happened, not from what the student's program
 printed: the reference peer's lines (the reference is trusted), the
@@ -36,7 +38,7 @@ sys.dont_write_bytecode = True
 from labgrader.course import cmd_merge, cmd_progress
 from labgrader.evidence.kernel import cmd_leaks
 from labgrader.evidence.wire import cmd_slice, parse_pcap
-from labgrader.lab import POINTS
+from labgrader.lab import POINTS, cmd_steps
 from labgrader.reports import cmd_report, cmd_results, cmd_show
 from labgrader.student import cmd_analyze
 from labgrader.submissions import (cmd_clean, cmd_names, cmd_payloads,
@@ -50,7 +52,7 @@ ARGS = {"payloads": (1, None), "unpack": (2, 2), "names": (1, 1),
         "clean": (0, 0), "analyze": (3, 3), "show": (1, None),
         "results": (2, None), "report": (1, 1), "merge": (2, None),
         "progress": (2, None), "leaks": (1, 1), "packets": (1, 1),
-        "slice": (2, 2)}
+        "slice": (2, 2), "steps": (0, 1)}
 
 
 def usage_line(cmd):
@@ -75,7 +77,8 @@ def main(argv):
     least, most = ARGS[cmd]
     if len(args) < least or (most is not None and len(args) > most) or \
             (cmd == "progress" and not all(re.fullmatch(r"\d+", a)
-                                           for a in args[1:])):
+                                           for a in args[1:])) or \
+            (cmd == "steps" and args not in ([], ["--parts"])):
         print("usage: %s" % usage_line(cmd), file=sys.stderr)
         return 2
     if cmd in ("show", "results") and not os.path.isfile(args[0]):
@@ -130,6 +133,8 @@ def run(cmd, args):
         return cmd_progress(args[0], int(args[1]), [int(a) for a in args[2:]])
     if cmd == "slice":
         return cmd_slice(args[0], args[1])
+    if cmd == "steps":
+        return cmd_steps(args[0] if args else None)
     if cmd == "leaks":
         return cmd_leaks(args[0])
     for x in parse_pcap(args[0]) or []:  # packets
