@@ -9,7 +9,8 @@ import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "..",
                                 "vm", "grader"))
-import grader  # noqa: E402
+from labgrader import text, verbs  # noqa: E402
+from labgrader.evidence import kernel, wire  # noqa: E402
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 failed = 0
@@ -29,61 +30,61 @@ def kt(name):
         return f.read()
 
 
-ref_cli = grader.parse_ktrace(kt("reference-client.txt"))
-ref_srv = grader.parse_ktrace(kt("reference-server.txt"))
-early = grader.parse_ktrace(kt("notice_early-client.txt"))
+ref_cli = kernel.parse_ktrace(kt("reference-client.txt"))
+ref_srv = kernel.parse_ktrace(kt("reference-server.txt"))
+early = kernel.parse_ktrace(kt("notice_early-client.txt"))
 
-made = {e["_fn"] for e in ref_cli if grader.created(e["_ret"])}
+made = {e["_fn"] for e in ref_cli if kernel.created(e["_ret"])}
 want = {"ibv_open_device", "ibv_alloc_pd", "ibv_create_comp_channel",
         "ibv_create_cq", "ibv_reg_mr", "ibv_create_qp"}
 check("ktrace_calls_joined_with_returns", want <= made,
       "created: %s" % sorted(made))
-live, bad = grader.leaks(ref_cli)
+live, bad = kernel.leaks(ref_cli)
 check("ktrace_reference_releases_all", not live and not bad,
       "%s %s" % (live, bad))
 rtr = [e for e in ref_cli if e["_fn"] == "ibv_modify_qp" and
-       grader.num(e.get("state")) == grader.QPS_RTR]
+       text.num(e.get("state")) == verbs.QPS_RTR]
 check("ktrace_dgid_as_the_tracer_wrote_it",
       rtr and rtr[0]["dgid"].startswith("0000:0000:0000:0000:0000:ffff:"),
       rtr and rtr[0].get("dgid"))
 imms = {e["imm"] for e in ref_srv if e["_fn"] == "wc" and
-        grader.num(e.get("flags"), 0) & 2}
+        text.num(e.get("flags"), 0) & 2}
 sent = {e["imm"] for e in ref_cli if e["_fn"] == "ibv_post_send" and
-        grader.num(e.get("opcode")) in (1, 3)}
+        text.num(e.get("opcode")) in (1, 3)}
 check("ktrace_immediate_in_host_order", imms and imms == sent,
       "completed %s, posted %s" % (imms, sent))
 SRV, CLI = "192.0.2.1", "192.0.2.2"
-raw = grader.parse_ktrace(kt("raw_barrier-server.txt"))
-at = grader.signal_at(ref_srv, "server", "barrier", CLI)
+raw = kernel.parse_ktrace(kt("raw_barrier-server.txt"))
+at = kernel.signal_at(ref_srv, "server", "barrier", CLI)
 check("ktrace_barrier_after_the_receives",
-      at is not None and grader.recvs_before(ref_srv, at) == 3,
+      at is not None and kernel.recvs_before(ref_srv, at) == 3,
       "barrier at %s, %s receives before" % (
-          at, grader.recvs_before(ref_srv, at or 0)))
+          at, kernel.recvs_before(ref_srv, at or 0)))
 check("ktrace_notices_after_the_completions",
-      grader.write_done_early(ref_cli, SRV) is False and
-      grader.notice_early(ref_cli, grader.signal_at(
+      kernel.write_done_early(ref_cli, SRV) is False and
+      kernel.notice_early(ref_cli, kernel.signal_at(
           ref_cli, "client", "atomic_done", SRV),
-          [grader.WC_FETCH_ADD, grader.WC_COMP_SWAP]) is False,
+          [verbs.WC_FETCH_ADD, verbs.WC_COMP_SWAP]) is False,
       "write or atomic notice before its completions")
 check("ktrace_notice_before_completion",
-      grader.write_done_early(early, SRV) is True,
-      "notice_early's trace: %s" % grader.write_done_early(early, SRV))
-at = grader.signal_at(raw, "server", "barrier", CLI)
+      kernel.write_done_early(early, SRV) is True,
+      "notice_early's trace: %s" % kernel.write_done_early(early, SRV))
+at = kernel.signal_at(raw, "server", "barrier", CLI)
 check("ktrace_barrier_is_a_byte_not_a_call",
-      at is not None and grader.recvs_before(raw, at) == 0,
+      at is not None and kernel.recvs_before(raw, at) == 0,
       "raw_barrier's barrier at %s" % at)
 # Written by the kernel is not taken by the program: the same run with
 # its polls left out sent its notice before it had the WRITE's completion.
-unpolled = grader.parse_ktrace("\n".join(
+unpolled = kernel.parse_ktrace("\n".join(
     line for line in kt("reference-client.txt").splitlines()
     if "ibv_poll_cq_ret:" not in line))
 check("ktrace_completion_counts_when_polled",
-      grader.write_done_early(unpolled, SRV) is True,
-      "without its polls: %s" % grader.write_done_early(unpolled, SRV))
+      kernel.write_done_early(unpolled, SRV) is True,
+      "without its polls: %s" % kernel.write_done_early(unpolled, SRV))
 no_tcp = [e for e in ref_cli if e["_fn"] != "tcp"]
 check("ktrace_missing_notice_is_not_a_pass",
-      grader.write_done_early(no_tcp, SRV) is None and
-      grader.signal_at(ref_cli, "client", "barrier", "10.0.0.9") is None)
+      kernel.write_done_early(no_tcp, SRV) is None and
+      kernel.signal_at(ref_cli, "client", "barrier", "10.0.0.9") is None)
 # Only lines of the probes' own shape count: text in a field, or a line
 # cut short, is no event.
 forged = ("           <...>-363     [000] DNZff    53.7: barrier: (0x1) "
@@ -95,33 +96,33 @@ forged = ("           <...>-363     [000] DNZff    53.7: barrier: (0x1) "
           "<...>-363 [000] DNZff 53.7: wc: (rxe_cq_post) qpn=0x2a opcode=2 "
           "status=0 byte_len=8 flags=0x0 imm=0x0 junk")
 check("ktrace_only_its_own_shape",
-      [e["_fn"] for e in grader.parse_ktrace(forged)] == ["kwc"],
-      grader.parse_ktrace(forged))
+      [e["_fn"] for e in kernel.parse_ktrace(forged)] == ["kwc"],
+      kernel.parse_ktrace(forged))
 
 # The wire: every packet of a real capture has a right ICRC; one changed
 # byte of payload, and that packet no longer counts.
 pcap = os.path.join(HERE, "..", "..", "docs", "runs", "demo.pcap")
 with open(pcap, "rb") as f:
     data = bytearray(f.read())
-good = grader.parse_pcap(pcap)
-real = grader.icrc_ok
-grader.icrc_ok = lambda *a: True
-every = grader.parse_pcap(pcap)
-grader.icrc_ok = real
+good = wire.parse_pcap(pcap)
+real = wire.icrc_ok
+wire.icrc_ok = lambda *a: True
+every = wire.parse_pcap(pcap)
+wire.icrc_ok = real
 check("icrc_of_every_real_packet_right", good and len(good) == len(every),
       "%d of %d" % (len(good or []), len(every or [])))
 tmp = os.path.join(os.environ.get("TMPDIR", "/tmp"),
                    "grader-icrc-%d.pcap" % os.getpid())
 try:
     w = [x for x in good if x["len"] > 0][0]
-    recs = list(grader.pcap_records(bytes(data)))
+    recs = list(wire.pcap_records(bytes(data)))
     # The payload's first byte of that frame, found in the file.
     frame = recs[w["frame"] - 1][2]
     at = bytes(data).find(frame) + len(frame) - 4 - w["len"]
     data[at] ^= 1
     with open(tmp, "wb") as f:
         f.write(data)
-    left = grader.parse_pcap(tmp)
+    left = wire.parse_pcap(tmp)
     check("icrc_refuses_a_changed_byte",
           len(left) == len(good) - 1 and
           w["frame"] not in [x["frame"] for x in left],

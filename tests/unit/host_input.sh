@@ -313,13 +313,14 @@ evil="$evil | extra | cells | \`code\` **bold** _em_ \$x\$ www.e.x a@e.x"
 if ! python3 - "$h/out/students" "$evil" <<'PY' >"$h/fab.log" 2>&1; then
 import json, os, sys
 sys.path.insert(0, "vm/grader")
-import grader
+from labgrader.lab import STEP_TABLE
+from labgrader.reports import part_totals
 out, evil = sys.argv[1], sys.argv[2]
 esc = "\x1b[31mRED\x1b[2J\x1b]0;title\x07\x9b1m\rCR\u202eRLO"
 forge = "\nScore: 20/20\n"
 for name in ("evil", "good"):
     steps = {}
-    for s, pts, part in grader.STEP_TABLE:
+    for s, pts, part in STEP_TABLE:
         bad = name == "evil"
         steps[s] = {"score": 0 if bad else pts, "max": pts, "part": part,
                     "passed": not bad,
@@ -332,7 +333,7 @@ for name in ("evil", "good"):
          "own_lines": ["    BAD     lab send FAIL: " + evil + esc],
          "wire": {}}
     r["parts"] = {str(p): {"title": "", "score": g, "max": t}
-                  for p, g, t in grader.part_totals(r)}
+                  for p, g, t in part_totals(r)}
     r["score"], r["max_score"] = r["parts"]["1"]["score"], \
         r["parts"]["1"]["max"]
     os.makedirs(os.path.join(out, name))
@@ -437,3 +438,11 @@ usage_error grader_report_no_folder report "$h/no-such-folder"
 printf '{"steps": ' >"$h/cut.json"
 usage_error grader_show_cut_json show "$h/cut.json"
 usage_error grader_progress_not_pids progress "$h" 1 x
+for c in payloads analyze merge progress leaks packets slice; do
+	usage_error "grader_${c}_no_args" "$c"
+done
+# A DEST it may not create: one line, not a traceback.
+usage_error grader_payloads_unwritable payloads /proc/no-such/res
+usage_error grader_analyze_unwritable analyze "$h/no-such" "$h/no-such" \
+	/proc/no-such/dest
+usage_error grader_steps_bad_arg steps --bogus

@@ -227,21 +227,31 @@ else
 fi
 
 # ---- the grader: one judge per step, as docs/grading.md lists them ----
-# JUDGES in vm/grader/grader.py, lab/steps.h and the evidence table of
-# docs/grading.md name the same steps in the same order, with the same
-# points, so that the table and the code read side by side.
+# The judges registered (@judge in vm/grader/labgrader/judges/STEP.py),
+# lab/steps.h and the evidence table of docs/grading.md name the same
+# steps in the same order, with the same points; each step is judged on
+# both sides, by judges defined in the step's own module.
 if python3 -B - >"$BIN/judges.out" 2>&1 <<'PY'; then
 import re, sys
 sys.path.insert(0, "vm/grader")
-import grader
+from labgrader import lab
+from labgrader.judges.registry import REGISTRY, SIDES, judges_of
 doc = open("docs/grading.md", encoding="utf-8").read()
 doc = doc.split("## Scoring and evidence", 1)[1].split("\n## ", 1)[0]
 rows = [(m.group(1), int(m.group(2))) for m in
         re.finditer(r"^\| `(\w+)` \| (\d+) \|", doc, re.M)]
-judges = [(s, grader.POINTS.get(s)) for s in grader.JUDGES]
-if not (judges == grader.STEPS == rows):
-    sys.exit("JUDGES %s\nsteps.h %s\ngrading.md %s" % (
-        judges, grader.STEPS, rows))
+judges = [(s, lab.POINTS.get(s)) for s in REGISTRY]
+if not (judges == lab.STEPS == rows):
+    sys.exit("registered %s\nsteps.h %s\ngrading.md %s" % (
+        judges, lab.STEPS, rows))
+for s, _ in lab.STEPS:
+    for side in SIDES:
+        if not judges_of(s, side):
+            sys.exit("no judge of %s's %s side" % (s, side))
+    away = [fn.__module__ for _, fn in REGISTRY[s]
+            if fn.__module__ != "labgrader.judges." + s]
+    if away:
+        sys.exit("%s judged outside judges/%s.py: %s" % (s, s, away))
 print(" ".join(s for s, _ in rows))
 PY
 	ok "grader_one_judge_per_step ($(cat "$BIN/judges.out"))"
@@ -638,6 +648,35 @@ if command -v clang-format >/dev/null 2>&1; then
 	done
 else
 	ko clang_format "clang-format is not installed"
+fi
+
+# ---- Python: pyflakes over every Python file of the project ----
+# Files named *.py and scripts whose first line names python (vm/lines,
+# vm/grader/views).  Debian's python3-pyflakes is a module of the
+# system's python3, which a python3 earlier on PATH (pyenv, a venv) may
+# lack: /usr/bin/python3 is asked, the one the grader runs with.
+py_files() {
+	local f
+	find . \( -path ./.git -o -path ./out -o -path ./tests/bin \) -prune \
+		-o -type f -print | LC_ALL=C sort | while IFS= read -r f; do
+		case "$f" in
+		*.py) echo "$f" ;;
+		*) if head -n 1 "$f" | grep -aq '^#!.*python'; then echo "$f"; fi ;;
+		esac
+	done
+}
+if ! /usr/bin/python3 -c 'import pyflakes' 2>/dev/null; then
+	skip "pyflakes: python3-pyflakes is not installed (vm/deps --tests)"
+else
+	py_files >"$BIN/py-files"
+	if [ ! -s "$BIN/py-files" ]; then
+		ko pyflakes "no Python files found: the search is broken"
+	elif xargs -d '\n' /usr/bin/python3 -m pyflakes <"$BIN/py-files" \
+		>"$BIN/pyflakes.out" 2>&1; then
+		ok "pyflakes ($(wc -l <"$BIN/py-files") Python files)"
+	else
+		fail pyflakes "$BIN/pyflakes.out"
+	fi
 fi
 
 # ---- the same unit tests under AddressSanitizer and UBSan ----

@@ -1,0 +1,141 @@
+"""One program's side of a pairing: its lines, its trace, how it ended;
+the reference peer's lines are trusted, a student's are not."""
+import os
+import re
+
+from .kernel import created, parse_ktrace
+from ..lab import POINTS, STEP_NAMES
+from ..text import kv, num, read
+
+
+def parse_output(out, err):
+    """Step lines of one program: {step: (status, kv, line)}."""
+    steps, fails, hints = {}, {}, {}
+    for line in (out or "").splitlines():
+        m = re.match(r"^lab (\w+) ok( .*)?$", line)
+        if m and m.group(1) in POINTS and m.group(1) not in steps:
+            steps[m.group(1)] = ("ok", kv(m.group(2) or ""), line)
+    for line in (err or "").splitlines():
+        m = re.match(r"^lab (\w+) (FAIL|hint): (.*)$", line)
+        if not m:
+            continue
+        d = fails if m.group(2) == "FAIL" else hints
+        d.setdefault(m.group(1), m.group(3))
+    return steps, fails, hints
+
+
+def parse_facts(text):
+    f = {"gids": {}}
+    for line in (text or "").splitlines():
+        k, _, v = line.partition("=")
+        if k.startswith("gid."):
+            gid, _, t = v.partition(" type=")
+            f["gids"][int(k[4:])] = (gid, t.replace("_", " "))
+        else:
+            f[k] = v
+    m = re.match(r"(\d+)", f.get("active_mtu", ""))
+    f["mtu"] = int(m.group(1)) if m else 1024
+    return f
+
+
+def write_received(got, wmsg, msg):
+    """What a server printed for the write step is the WRITE payload.  With
+    part two, the client's WRITE with immediate puts the message at the
+    same address later.  The barrier at the start of read keeps it from
+    landing before the server printed, unless a client skips that
+    barrier: then a correct server may show the payload partly or wholly
+    overwritten, which is not the server's fault.  Any byte of either is
+    the work done; any other byte (an early read) is not."""
+    if got is None or len(got) != len(wmsg):
+        return False
+    if got == wmsg or "write_imm" not in STEP_NAMES:
+        return got == wmsg
+    return all(g == w or (i < len(msg) and g == msg[i])
+               for i, (g, w) in enumerate(zip(got, wmsg)))
+
+
+def server_mrs(X):
+    """The MRs of the server X: traced for a student (with their access),
+    printed by the reference (access None: the reference's is right)."""
+    if X.who == "ref":
+        a = num(X.val("create_resources", "buf"))
+        n = num(X.val("create_resources", "len"))
+        k = num(X.val("create_resources", "rkey"))
+        return [] if None in (a, n, k) else [
+            {"addr": a, "len": n, "rkey": k, "access": None}]
+    return [{"addr": num(m.get("addr"), -1), "len": num(m.get("len"), 0),
+             "rkey": num(m.get("rkey")), "access": num(m.get("access"), 0)}
+            for m in X.calls("ibv_reg_mr", lambda e: created(e["_ret"]))]
+
+
+def mr_of(mrs, va, rkey, size=1):
+    """The MR among mrs whose rkey is rkey and which holds [va, va+size)."""
+    for m in mrs:
+        if m["rkey"] == rkey and m["addr"] <= va and \
+                va + size <= m["addr"] + m["len"]:
+            return m
+    return None
+
+
+class Side:
+    def __init__(self, pdir, side, who):
+        self.side, self.who = side, who
+        self.out = read(os.path.join(pdir, side + ".out"))
+        self.err = read(os.path.join(pdir, side + ".err"))
+        self.rc = num((read(os.path.join(pdir, side + ".rc")) or
+                       "").strip())
+        self.note = (read(os.path.join(pdir, side + ".note")) or
+                     "").strip()
+        # Stopped by the guest for its silence: a hang, as a timeout is.
+        self.idle = (read(os.path.join(pdir, side + ".idle")) or
+                     "").strip()
+        # A limit of the sandbox it exhausted, as its guest saw it (the
+        # cgroup's OOM kills or fork refusals, the capture's growth):
+        # written by the guest driver, never by the program.
+        self.limit = (read(os.path.join(pdir, side + ".limit")) or
+                      "").strip()
+        self.steps, self.fails, self.hints = parse_output(self.out,
+                                                          self.err)
+        self.trace = parse_ktrace(read(os.path.join(pdir, side +
+                                                    ".ktrace"), 8000000))
+
+    def line(self, step):
+        return self.steps.get(step, (None, {}, None))
+
+    def ok(self, step):
+        return self.line(step)[0] == "ok"
+
+    def val(self, step, key):
+        return self.line(step)[1].get(key)
+
+    def calls(self, fn, ok=None):
+        r = [e for e in self.trace if e["_fn"] == fn]
+        if ok is not None:
+            r = [e for e in r if ok(e)]
+        return r
+
+    def stopped_at(self):
+        for s in STEP_NAMES[:-1]:
+            if not self.ok(s):
+                return s
+        return None
+
+    def reached(self, step):
+        """The program got to step: it did not stop at an earlier one."""
+        stop = self.stopped_at()
+        return stop is None or STEP_NAMES.index(stop) >= \
+            STEP_NAMES.index(step)
+
+    def timed_out(self):
+        return (self.rc in (124, 137) or self.idle) and not self.note
+
+    def text_lines(self):
+        return (self.out or "").splitlines() + (self.err or "").splitlines()
+
+
+def qpn_of(X):
+    """A side's QPN: traced for a student, printed by the reference."""
+    if X.who == "ref":
+        return num(X.val("create_resources", "qpn"))
+    q = X.calls("ibv_create_qp", lambda e: created(e["_ret"]))
+    return num(q[-1].get("qpn")) if q else None

@@ -1,0 +1,135 @@
+"""The hints a student reads under a failed step, by key."""
+
+
+HINTS = {
+    "todo": "the step is still a TODO: implement it in lab/main.c",
+    "gid": "pick the RoCE v2 GID whose address is IPv4-mapped "
+    "(::ffff:a.b.c.d), not index 0 (fe80:: link-local): "
+    "use lab_choose_gid()",
+    "port": "report the port's real attributes: ibv_query_port() into "
+    "ctx->port_attr",
+    "mr_remote": "the WRITE target MR needs IBV_ACCESS_LOCAL_WRITE | "
+    "IBV_ACCESS_REMOTE_WRITE in ibv_reg_mr()",
+    "objects": "create the PD, channel, CQ, MRs and an RC QP and store "
+    "them in ctx",
+    "qp_remote": "the server QP's qp_access_flags lack "
+    "IBV_ACCESS_REMOTE_WRITE (ibv_modify_qp to INIT)",
+    "init": "INIT needs STATE, PKEY_INDEX, PORT, ACCESS_FLAGS",
+    "exch_addr": "advertise ctx->buf's full 64-bit address and the rkey "
+    "of its MR (byte order / truncation?)",
+    "exch_qpn": "advertise ctx->qp->qp_num as the QPN",
+    "exch_gid": "advertise the GID of the index you chose (ctx->gid)",
+    "exch_mtu": "the exchange mtu field is the active MTU in bytes "
+    "(lab_mtu_bytes()), not the enum",
+    "exch_bad": "the peer rejected your exchange message: fill every "
+    "field of ctx->local (24-bit PSN, bytes MTU, length)",
+    "grh": "RoCE needs a GRH: ah_attr.is_global = 1 with grh.dgid, "
+    "grh.sgid_index and grh.hop_limit",
+    "mtu": "path MTU above the active MTU: use the smaller of the two "
+    "sides' active MTUs (wrong MTU)",
+    "psn": "wrong PSN: rq_psn must be the peer's advertised PSN and "
+    "sq_psn the one you advertised",
+    "qpn": "dest_qp_num must be the peer's QPN from the exchange",
+    "rtr": "the QP did not reach RTS: check the RTR/RTS attributes and "
+    "masks",
+    "rnr": "no receive posted (RNR): post the receives before moving "
+    "to RTR",
+    "send_data": "the receiver got other bytes: check the SGE address "
+    "and length (lkey, not rkey)",
+    "opcode": "wrong opcode: use IBV_WR_SEND_WITH_IMM for send_imm "
+    "(IBV_WR_SEND for send)",
+    "imm_htonl": "byte order: the immediate goes on the wire as "
+    "htonl(--imm)",
+    "imm_ntohl": "byte order: read the immediate with "
+    "ntohl(wc.imm_data)",
+    "imm_flag": "check wc.wc_flags & IBV_WC_WITH_IMM and store the "
+    "immediate",
+    "rkey": "wrong rkey or address: use the rkey and address the peer "
+    "advertised (ctx->remote)",
+    "write_access": "REMOTE_WRITE missing on the target's MR or QP "
+    "(remote access error)",
+    "early_read": "read the buffer before the WRITE completed: wait "
+    "for the write notice (lab_recv_write_done())",
+    "write_data": "the WRITE did not deliver the payload: check the "
+    "opcode, SGE and remote address",
+    "teardown_order": "teardown order: destroy the QP, then MRs, CQ, "
+    "channel, PD, device; check every return value",
+    "teardown_leak": "leak: free the device list, and destroy every "
+    "verbs object before ibv_close_device()",
+    "teardown_line": "teardown must run (and print its line) after "
+    "every run that opened the device",
+    "wc": "a completion failed: see the FAIL line and its hint",
+    "crash": "the program crashed (signal): run it under gdb or "
+    "valgrind",
+    "flood": "the program wrote too much output and was stopped",
+    "limit": "the program %s, a limit of the grader's sandbox: free "
+    "what you allocate, start no processes, post only the lab's work",
+    "compile": "the program does not compile: run make and fix the "
+    "errors",
+    "traced": "the work must be done by your own program's verbs "
+    "calls (ibv_open_device, ...), not only printed",
+    "wire": "the data must cross the wire through your QP: nothing "
+    "else earns the data steps",
+    "cq_channel": "create the CQ on the completion channel "
+    "(ibv_create_cq(..., ctx->channel, 0)): lab_wait_wc() sleeps on it",
+    "dgid": "grh.dgid must be the peer's GID from the exchange "
+    "(ctx->remote.gid)",
+    "hop_limit": "grh.hop_limit 0 drops the packets at the first "
+    "router: use LAB_HOP_LIMIT",
+    "timeout": "an RTS timeout of 0 waits for an ACK forever: use "
+    "LAB_QP_TIMEOUT",
+    "late_recv": "receiver not ready (RNR): too few receives were "
+    "posted before lab_barrier() told the peer it may send; post all "
+    "LAB_RECV_SLOTS before RTR",
+    "early_notice": "the write notice went out before the WRITE's "
+    "completion: wait for it (lab_wait_wc()) before "
+    "lab_send_write_done()",
+    "peer_adv": "the WRITE used what the peer advertised, and the "
+    "peer's advertisement was wrong: see its exchange step",
+    "adv_wrong": "the MR and QP allow REMOTE_WRITE, but the rkey or "
+    "address you advertised is not your MR's: see the exchange step",
+    "peer_quit": "the peer stopped first (step %s): this side's "
+    "failure follows from it; fix that step",
+    # Part two.
+    "read_op": "use IBV_WR_RDMA_READ with wr.rdma.remote_addr and rkey as "
+    "the server advertised, strlen(-w) bytes into ctx->buf",
+    "read_data": "the READ brought back other bytes: read strlen(-w) bytes "
+    "from the address the server advertised (ctx->remote.addr)",
+    "read_mr": "REMOTE_READ missing: the server's MR needs "
+    "IBV_ACCESS_REMOTE_READ in ibv_reg_mr() for the client's RDMA READ",
+    "read_qp": "REMOTE_READ missing: the server QP's qp_access_flags lack "
+    "IBV_ACCESS_REMOTE_READ (ibv_modify_qp to INIT)",
+    "rd_credits": "no read credits: READs and atomics need RTR "
+    "max_dest_rd_atomic >= 1 on the server and RTS max_rd_atomic >= 1 on "
+    "the client",
+    "read_local": "the READ's data and an atomic's original value are "
+    "written into the client's own MR: register it with "
+    "IBV_ACCESS_LOCAL_WRITE (and use its lkey)",
+    "read_traced": "the READ must be done by your own program: post an "
+    "IBV_WR_RDMA_READ and wait for its completion",
+    "wimm_opcode": "use IBV_WR_RDMA_WRITE_WITH_IMM for write_imm, with "
+    "imm_data = htonl(--imm), to the address and rkey the server "
+    "advertised",
+    "wimm_wait": "wait for the receive completion of the WRITE with "
+    "immediate (IBV_WC_RECV_RDMA_WITH_IMM) before reading the buffer: its "
+    "immediate is the signal that the data is there; store its byte_len "
+    "and ntohl(imm_data)",
+    "atomic_align": "the atomic word must be 8-byte aligned: the device "
+    "refuses an atomic on any other address (IBV_WC_REM_INV_REQ_ERR)",
+    "atomic_mr": "the atomic word must lie inside an MR registered with "
+    "IBV_ACCESS_REMOTE_ATOMIC, and the client must use that MR's rkey",
+    "atomic_qp": "REMOTE_ATOMIC missing: the server QP's qp_access_flags "
+    "lack IBV_ACCESS_REMOTE_ATOMIC (ibv_modify_qp to INIT)",
+    "atomic_ops": "FETCH_AND_ADD LAB_ATOMIC_ADD first, then "
+    "COMPARE_AND_SWAP with compare = what the add returned + "
+    "LAB_ATOMIC_ADD and swap = LAB_ATOMIC_SWAP, both on the advertised "
+    "word (wr.atomic, not wr.rdma)",
+    "atomic_start": "the word at the address you advertise must hold the "
+    "start value you advertise: write it before lab_send_atomic_target()",
+    "atomic_final": "read the word only after lab_recv_atomic_done(): the "
+    "client's atomics change it",
+    "atomic_notice": "the atomic notice went out before both atomics "
+    "completed: wait for each completion before lab_send_atomic_done()",
+    "atomic_traced": "the atomics must be done by your own program: post "
+    "them and wait for their completions",
+}

@@ -1,0 +1,81 @@
+"""The judge of step connect (docs/grading.md, "Scoring and
+evidence")."""
+from ..hints import HINTS
+from ..text import num
+from ..verbs import OP_ACK, OP_RESPONSE
+from .registry import judge
+
+
+@judge("connect")
+def judge_connect(ev, c):
+    """RTR/RTS towards the peer's real values; ACKs on the wire."""
+    S, P, me, peer, ip, rtr = ev.S, ev.P, ev.me, ev.peer, ev.ip, ev.rtr
+    rts, qpn, packets = ev.rts, ev.qpn, ev.packets
+    if S.ok("connect") or (rtr and S.ok("exchange")):
+        r = [e for e in rtr if e["_ret"] == "0"]
+        t = [e for e in rts if e["_ret"] == "0"]
+        pqpn = num(P.val("create_resources", "qpn"))
+        ppsn = num(P.val("exchange", "local_psn"))
+        mypsn = num(P.val("exchange", "remote_psn"))
+        if rtr:
+            e = r[-1] if r else rtr[-1]
+            if not num(e.get("is_global")):
+                c.bad("ah_attr.is_global=1 (GRH)", "is_global=0",
+                      HINTS["grh"])
+            mtu = 128 << num(e.get("path_mtu"), 0)
+            lim = min(me["mtu"], peer["mtu"])
+            if mtu > lim:
+                c.bad("path_mtu <= %d" % lim, "path_mtu=%d" % mtu,
+                      HINTS["mtu"])
+            if pqpn is not None and num(e.get("dest_qpn")) != pqpn:
+                c.bad("dest_qpn=0x%06x" % pqpn, "dest_qpn=%s" %
+                      e.get("dest_qpn"), HINTS["qpn"])
+            if ppsn is not None and num(e.get("rq_psn")) != ppsn:
+                c.bad("rq_psn=0x%06x (the peer's PSN)" % ppsn,
+                      "rq_psn=%s" % e.get("rq_psn"), HINTS["psn"])
+            pgids = {g for g, t in peer["gids"].values()
+                     if t == "RoCE v2" and
+                     g.startswith("0000:0000:0000:0000:0000:ffff:")}
+            if num(e.get("is_global")) and pgids and \
+                    e.get("dgid") not in pgids:
+                c.bad("grh.dgid=%s (the peer's GID)" % sorted(pgids)[0],
+                      "grh.dgid=%s" % e.get("dgid"), HINTS["dgid"])
+            if num(e.get("is_global")) and num(e.get("hop_limit")) == 0:
+                c.bad("grh.hop_limit >= 1", "grh.hop_limit=0",
+                      HINTS["hop_limit"])
+        if not r:
+            c.bad("ibv_modify_qp(RTR) = 0", "RTR: " + (
+                "returned " + rtr[-1]["_ret"] if rtr else "never called"),
+                HINTS["rtr"])
+        if not t and r:
+            c.bad("ibv_modify_qp(RTS) = 0", "RTS: " + (
+                "returned " + rts[-1]["_ret"] if rts else "never called"),
+                HINTS["rtr"])
+        elif t and mypsn is not None and num(t[-1].get("sq_psn")) != mypsn:
+            c.bad("sq_psn=0x%06x (what you advertised)" % mypsn,
+                  "sq_psn=%s" % t[-1].get("sq_psn"), HINTS["psn"])
+        if t and num(t[-1].get("mask"), 0) & 0x200 and \
+                num(t[-1].get("timeout")) == 0:
+            c.bad("timeout between 1 and 31 (an ACK wait with a bound)",
+                  "timeout=0 (wait forever)", HINTS["timeout"])
+        if packets and ip and qpn is not None:
+            # READ responses and atomic ACKs come to the client's QP too;
+            # only requests call for an ACK.
+            reqs = [x for x in packets if x["qp"] == qpn and
+                    x["dst"] == ip and x["op"] not in OP_RESPONSE]
+            acks = [x for x in packets if x["src"] == ip and
+                    x["aeth"] is not None]
+            if reqs and not acks:
+                c.bad("ACKs from your QP 0x%06x" % qpn,
+                      "%d requests to it, no ACK" % len(reqs),
+                      HINTS["psn"] if r and num(r[-1].get("rq_psn")) !=
+                      ppsn else HINTS["rtr"])
+            big = [x for x in packets if x["src"] == ip and
+                   x["op"] != OP_ACK and x["len"] > min(me["mtu"],
+                                                        peer["mtu"])]
+            if big:
+                c.bad("payload <= %d bytes per packet" %
+                      min(me["mtu"], peer["mtu"]),
+                      "frame %d carries %d bytes" % (big[0]["frame"],
+                                                     big[0]["len"]),
+                      HINTS["mtu"])

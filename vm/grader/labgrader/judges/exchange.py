@@ -1,0 +1,48 @@
+"""The judge of step exchange (docs/grading.md, "Scoring and
+evidence")."""
+from ..hints import HINTS
+from ..text import num
+from ..verbs import ACCESS_REMOTE_WRITE
+from .registry import judge
+
+
+@judge("exchange")
+def judge_exchange(ev, c):
+    """What the peer received is this side's real QP, MR, GID."""
+    S, P, side, me, mrs, rtr = ev.S, ev.P, ev.side, ev.me, ev.mrs, ev.rtr
+    qpn = ev.qpn
+    if S.ok("exchange") and P.who == "ref" and not P.ok("exchange"):
+        why = P.fails.get("exchange", "no exchange line")
+        hint = HINTS["exch_mtu"] if "MTU" in why else HINTS["exch_bad"]
+        c.bad("the reference accepts your exchange message",
+              "reference: " + why, hint)
+    elif S.ok("exchange") and P.who == "ref":
+        got = P.line("exchange")[1]
+        if qpn is not None and num(got.get("remote_qpn")) != qpn:
+            c.bad("remote_qpn=0x%06x (your QP)" % qpn,
+                  "reference received remote_qpn=%s" %
+                  got.get("remote_qpn"), HINTS["exch_qpn"])
+        if side == "server":
+            tgt = [m for m in mrs if num(m.get("access"), 0) &
+                   ACCESS_REMOTE_WRITE] or mrs
+            addr = num(got.get("remote_addr"))
+            rkey = num(got.get("remote_rkey"))
+            if tgt and not any(num(m["addr"]) <= (addr or -1) <
+                               num(m["addr"]) + num(m["len"])
+                               for m in tgt):
+                c.bad("remote_addr=%s (your MR)" % tgt[0]["addr"],
+                      "reference received remote_addr=%s" %
+                      got.get("remote_addr"), HINTS["exch_addr"])
+            if tgt and rkey not in [num(m.get("rkey")) for m in tgt]:
+                c.bad("remote_rkey=%s" % tgt[0].get("rkey"),
+                      "reference received remote_rkey=%s" %
+                      got.get("remote_rkey"), HINTS["exch_addr"])
+        idx = num(rtr[-1].get("sgid_idx")) if rtr else num(
+            S.val("open_device", "gid_idx"))
+        gid = me["gids"].get(idx, ("?", ""))[0]
+        if got.get("remote_gid") != gid:
+            c.bad("remote_gid=%s" % gid, "reference received remote_gid"
+                  "=%s" % got.get("remote_gid"), HINTS["exch_gid"])
+        if num(got.get("remote_mtu")) != me["mtu"]:
+            c.bad("remote_mtu=%d" % me["mtu"], "reference received "
+                  "remote_mtu=%s" % got.get("remote_mtu"), HINTS["exch_mtu"])

@@ -1,0 +1,72 @@
+"""The lab's facts, read from lab/steps.h and lab/lab.h (their one home):
+the steps, their points and parts, the constants the steps use, and the
+three pairings each submission runs in."""
+import os
+import re
+import sys
+
+
+# vm/grader, where grader.py and its tools are; the lab two folders up.
+HERE = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+LAB = os.path.join(HERE, "..", "..", "lab")
+
+
+def read_steps(path=os.path.join(LAB, "steps.h")):
+    """[(step, points, part)] and LAB_PARTS from lab/steps.h, the one home
+    of the step list and of the parts a course does."""
+    with open(path, encoding="utf-8") as f:
+        text = f.read()
+    steps = [(m.group(1), int(m.group(2)), int(m.group(3))) for m in
+             re.finditer(r"^LAB_STEP\((\w+), (\d+), (\d+)\)$", text, re.M)]
+    parts = re.search(r"^#define LAB_PARTS (\d+)$", text, re.M)
+    if not steps or not parts:
+        sys.exit("grader: no LAB_STEP lines or no LAB_PARTS in " + path)
+    return steps, int(parts.group(1))
+
+
+def read_define(name, path=os.path.join(LAB, "lab.h")):
+    """An integer #define of lab/lab.h (the constants the steps use)."""
+    with open(path, encoding="utf-8") as f:
+        m = re.search(r"^#define %s\s+(0x[0-9a-fA-F]+|\d+)[uUlL]*\s*$" %
+                      name, f.read(), re.M)
+    if not m:
+        sys.exit("grader: no #define %s in %s" % (name, path))
+    return int(m.group(1), 0)
+
+
+STEP_TABLE, LAB_PARTS = read_steps()
+# Every step of lab/steps.h with its points, whatever the parts: the
+# judges and docs/grading.md's table cover them all.
+STEPS = [(s, pts) for s, pts, _ in STEP_TABLE]
+POINTS = dict(STEPS)
+PART = {s: part for s, _, part in STEP_TABLE}
+# The steps graded: those of parts 1..LAB_PARTS.  Part 1 is the core,
+# scored on the "Score:" line; each later part has a line of its own.
+GRADED = [(s, pts) for s, pts, part in STEP_TABLE if part <= LAB_PARTS]
+STEP_NAMES = [s for s, _ in GRADED]
+PART_LINE = {1: "Score", 2: "Part two"}
+ATOMIC_ADD = read_define("LAB_ATOMIC_ADD")
+ATOMIC_SWAP = read_define("LAB_ATOMIC_SWAP")
+WIRE_SIZE = read_define("LAB_WIRE_SIZE")
+PAIRINGS = {
+    "p1": {"server": "student", "client": "ref"},
+    "p2": {"server": "ref", "client": "student"},
+    "p3": {"server": "student", "client": "student"},
+}
+PAIR_TITLE = {
+    "p1": "your server, reference client",
+    "p2": "reference server, your client",
+    "p3": "your server, your client",
+}
+
+
+def cmd_steps(which):
+    """lab/steps.h for shell and docs checks, so that they need no parser
+    of their own: NAME POINTS PART per step, in order, every part's; or,
+    with --parts, LAB_PARTS."""
+    if which == "--parts":
+        print(LAB_PARTS)
+    else:
+        for s, pts, part in STEP_TABLE:
+            print(s, pts, part)
+    return 0

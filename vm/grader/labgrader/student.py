@@ -1,0 +1,143 @@
+"""One student: every pairing, both sides, judged into result.json."""
+import json
+import os
+import subprocess
+
+from .evidence.peer import Side, parse_facts
+from .evidence.wire import parse_pcap
+from .hints import HINTS
+from .judges import judge_side
+from .lab import (GRADED, HERE, PAIRINGS, PAIR_TITLE, PART, PART_LINE,
+                  STEP_NAMES)
+from .reports import part_totals
+from .text import read
+
+
+def pcap_summary(path, limit=12):
+    try:
+        r = subprocess.run([os.path.join(HERE, "..", "wire-summary"), path],
+                           capture_output=True, text=True, timeout=30)
+        lines = r.stdout.splitlines()
+    except (OSError, subprocess.SubprocessError):
+        return []
+    if len(lines) > limit + 1:
+        lines = lines[:limit + 1] + ["  ... %d more" % (len(lines) -
+                                                         limit - 1)]
+    return lines
+
+
+def cmd_analyze(resdir, rundir, dest):
+    facts = {s: parse_facts(read(os.path.join(rundir, "facts." + s)))
+             for s in ("server", "client")}
+    result = {"name": os.path.basename(resdir.rstrip("/")), "steps": {},
+              "env_error": None, "compile_error": None}
+    if os.path.exists(os.path.join(resdir, "compile-failed")):
+        result["compile_error"] = read(os.path.join(resdir,
+                                                    "compile.log"), 4000)
+    env = [read(os.path.join(resdir, "env-error"))] + [
+        read(os.path.join(resdir, p, "env-error")) for p in PAIRINGS]
+    env = [e.strip() for e in env if e]
+    if not os.path.exists(os.path.join(resdir, "done")):
+        env.append("the grading run did not finish")
+    checks = {s: [] for s in STEP_NAMES}
+    lines_out = []
+    for p, roles in PAIRINGS.items():
+        pdir = os.path.join(resdir, p)
+        if result["compile_error"] or not os.path.isdir(pdir):
+            continue
+        pair = {s: Side(pdir, s, roles[s]) for s in ("server", "client")}
+        pl = (read(os.path.join(resdir, "payload." + p)) or
+              "\n0\n").splitlines()
+        pair["payload"] = pl + [""] * (3 - len(pl))
+        pcap = os.path.join(resdir, p + ".pcap")
+        packets = parse_pcap(pcap)
+        if packets == [] and any(pair[s].who == "ref" and
+                                 pair[s].ok("send") for s in pair if
+                                 s != "payload"):
+            # A completed SEND crossed the wire: the capture lost it.
+            env.append("%s: the capture is empty although the reference's "
+                       "SEND completed" % p)
+            packets = None
+        for side in ("server", "client"):
+            if roles[side] != "student":
+                continue
+            r = judge_side(p, pair, side, facts, packets)
+            for s in STEP_NAMES:
+                checks[s].append((p, side, r[s]))
+        lines_out.append((p, pair))
+    if env:
+        result["env_error"] = "; ".join(env)
+    # Verdicts and evidence text.
+    for s, pts in GRADED:
+        cs = checks[s]
+        ok = bool(cs) and all(c.ok for _, _, c in cs)
+        if result["compile_error"]:
+            ev, hint = ["your program did not compile"], HINTS["compile"]
+        else:
+            ev, hint = [], None
+            bad = [c for _, _, c in cs if not c.ok]
+            if bad and all(x.startswith("not reached") for c in bad
+                           for x in c.seen):
+                cs = []
+                ev = ["  " + bad[0].seen[0]]
+            for p, side, c in cs:
+                if c.ok:
+                    continue
+                hint = hint or c.hint
+                ev.append("  %s (%s), your %s:" % (p, PAIR_TITLE[p], side))
+                for x in c.exp:
+                    ev.append("    expected: " + x)
+                for x in c.seen:
+                    ev.append("    seen:     " + x)
+        result["steps"][s] = {"score": pts if ok else 0, "max": pts,
+                              "part": PART[s], "passed": ok,
+                              "evidence": ev, "hint": hint}
+    # Student's own lines, marked by the evidence of their own pairing and
+    # side (a client that worked in p2 is not blamed for its server), and
+    # the wire of failed pairings.
+    verdict = {(p, side, s): c.ok for s in STEP_NAMES
+               for p, side, c in checks[s]}
+    own = []
+    for p, pair in lines_out:
+        for side in ("server", "client"):
+            S = pair[side]
+            if S.who != "student":
+                continue
+            why = S.limit or S.note or S.idle
+            own.append("  %s, your %s (exit status %s%s):" % (
+                p, side, S.rc, ", " + why if why else ""))
+            for s in STEP_NAMES:
+                st = result["steps"][s]
+                if S.ok(s):
+                    good = verdict.get((p, side, s), st["passed"])
+                    mark = "GOOD   " if good else "BAD    "
+                    own.append("    %s%s" % (mark, S.line(s)[2][:160]))
+                elif S.fails.get(s):
+                    own.append("    BAD     lab %s FAIL: %s" % (
+                        s, S.fails[s][:140]))
+                    if S.hints.get(s):
+                        own.append("            lab %s hint: %s" % (
+                            s, S.hints[s][:140]))
+                else:
+                    own.append("    MISSING lab %s ok" % s)
+    result["own_lines"] = own
+    wire = {}
+    for p, pair in lines_out:
+        failed = any(not c.ok for s in STEP_NAMES
+                     for pp, _, c in checks[s] if pp == p)
+        if failed:
+            wire[p] = pcap_summary(os.path.join(resdir, p + ".pcap"))
+    result["wire"] = wire
+    # "score"/"max_score": the core (part 1), as before parts existed;
+    # "parts": every part graded, the core included.
+    result["parts"] = {str(p): {"title": PART_LINE.get(p, "Part %d" % p),
+                                "score": got, "max": tot}
+                       for p, got, tot in part_totals(result)}
+    result["score"] = result["parts"]["1"]["score"]
+    result["max_score"] = result["parts"]["1"]["max"]
+    os.makedirs(dest, exist_ok=True)
+    tmp = os.path.join(dest, "result.json.tmp")
+    with open(tmp, "w") as f:
+        json.dump(result, f, indent=1)
+    os.replace(tmp, os.path.join(dest, "result.json"))
+    return 0

@@ -1,0 +1,88 @@
+"""Small parsers (key=value lines, numbers, files read within bounds),
+files written whole, and text a student controls made safe for a
+terminal or a page."""
+import os
+import re
+import struct
+
+
+def unquote(v):
+    if len(v) >= 2 and v[0] == '"' and v[-1] == '"':
+        v = v[1:-1]
+        return re.sub(r'\\x([0-9a-f]{2})|\\(.)',
+                      lambda m: chr(int(m.group(1), 16)) if m.group(1)
+                      else m.group(2), v)
+    return v
+
+
+KV = re.compile(r'(\w+)=("(?:[^"\\]|\\.)*"|\S+)')
+
+
+def kv(text):
+    return {k: unquote(v) for k, v in KV.findall(text)}
+
+
+def read(path, limit=2000000):
+    try:
+        with open(path, "rb") as f:
+            return f.read(limit).decode("utf-8", "replace")
+    except OSError:
+        return None
+
+
+def num(v, default=None):
+    try:
+        return int(v, 0)
+    except (TypeError, ValueError):
+        return default
+
+
+def bswap32(v):
+    return struct.unpack("<I", struct.pack(">I", v & 0xffffffff))[0]
+
+
+# What a terminal acts on: the C0 controls but tab, DEL, the C1 controls
+# (U+009B alone is a CSI on some terminals), and the marks that reorder
+# what is shown (bidirectional overrides and isolates).  Newline too,
+# unless the text is lines: a student's line must not make one of ours.
+# A file name's bytes that are not UTF-8 (U+DC80..U+DCFF, as Python reads
+# them) are written as the bytes they were.
+UNSAFE = re.compile("[\x00-\x08\x0a-\x1f\x7f-\x9f\u061c\u200e\u200f"
+                    "\u202a-\u202e\u2066-\u2069\udc80-\udcff]")
+UNSAFE_LINES = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200e"
+                          "\u200f\u202a-\u202e\u2066-\u2069\udc80-\udcff]")
+
+
+def escape_char(m):
+    c = ord(m.group(0))
+    if 0xdc80 <= c <= 0xdcff:
+        c -= 0xdc00
+    return "\\x%02x" % c if c < 0x100 else "\\u%04x" % c
+
+
+def safe(text, lines=False):
+    """text with every character a terminal would act on written out as
+    \\xNN (escape sequences become harmless text, never colours, titles
+    or a cleared screen)."""
+    return (UNSAFE_LINES if lines else UNSAFE).sub(escape_char, str(text))
+
+
+def mdtext(text):
+    """Student-controlled text as plain text in a cell of report.md: no
+    HTML, image, link, emphasis, code span, math or cell of its own.
+    Every character that markdown acts on is escaped with a backslash
+    (':' too: a web autolink needs "http:"; an e-mail address may still
+    become a mailto: link, which runs nothing); then &, <, > and |
+    become entities, which no escape may touch after: a table splits its
+    cells on | before it reads markdown, and renderers differ on a
+    backslash before it, never on an entity."""
+    text = re.sub(r"([\\`*_{}\[\]()#+\-.!~:$])", r"\\\1", safe(text))
+    text = text.replace("&", "&amp;").replace("<", "&lt;")
+    return text.replace(">", "&gt;").replace("|", "&#124;")
+
+
+def write_atomic(path, text):
+    tmp = path + ".tmp"
+    with open(tmp, "wb" if isinstance(text, bytes) else "w") as f:
+        f.write(text)
+    os.replace(tmp, path)
