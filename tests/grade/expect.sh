@@ -1,3 +1,4 @@
+# shellcheck shell=bash disable=SC2154 # t_tmp: tests/lib.sh's
 # The grades that the test submissions must get, checked on a graded folder
 # (OUT/report.csv and OUT/students/NAME/{result.json,report.txt}); sourced
 # after tests/lib.sh (ok, fail, skip, lab_steps).  tests/grade.sh checks a
@@ -6,7 +7,6 @@
 # vm/grader/mistakes/NAME.sed says the step it must lose (# step:) and
 # the hint it must give (# hint:), each tests/grade/hostile/NAME.sed its
 # score (# score:) and a text of its report (# text:).
-# shellcheck shell=bash disable=SC2154 # t_tmp: tests/lib.sh's
 
 # declared_names: every submission whose grade is declared here, one a
 # line: the reference, the skeleton, alt.c, each mistake and hostile seed.
