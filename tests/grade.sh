@@ -14,7 +14,12 @@
 set -u
 # shellcheck source=tests/lib.sh
 . "$(dirname "$0")/lib.sh"
+# shellcheck source=tests/grade/expect.sh
+. tests/grade/expect.sh
 
+# JUDGES_RECORD=1: this batch's evidence is kept and becomes the judges
+# group's recording (tests/judges/record).
+[ -z "${JUDGES_RECORD:-}" ] || export GRADE_KEEP_EVIDENCE=1
 lock=/tmp/rdma-lab-vm.lock
 subs=$t_tmp/subs
 out=$t_tmp/graded
@@ -82,109 +87,13 @@ else
 	fail "grade-all (status $rc)" "$t_tmp/batch.log"
 fi
 
-# col NAME COLUMN: a student's value in report.csv's column of that name.
-col() {
-	awk -F, -v n="$1" -v c="$2" '
-	NR == 1 { for (i = 1; i <= NF; i++) k[$i] = i; next }
-	$1 == n && (c in k) { print $(k[c]) }' "$out/report.csv"
-}
-# score NAME: the core score of a student; part2 NAME: part two's.
-score() { col "$1" score; }
-part2() { col "$1" part2; }
-# The parts this tree grades, and the full marks of each.
-parts=$(sed -n 's/^#define LAB_PARTS \([0-9]*\)$/\1/p' lab/steps.h)
-max2=$(sed -n 's/^LAB_STEP([a-z_]*, \([0-9]*\), 2)$/\1/p' lab/steps.h |
-	awk '{ t += $1 } END { print t + 0 }')
-[ "${parts:-1}" -ge 2 ] || max2=''
-# step_part STEP: the part a step belongs to.
-step_part() {
-	sed -n "s/^LAB_STEP($1, [0-9]*, \([0-9]*\))\$/\1/p" lab/steps.h
-}
-# Every step of every student, read once: NAME, STEP, score, hint
-# (one python start per value cost 20 s over the batch).
-python3 -c 'import json,sys,os
-for n in sorted(os.listdir(sys.argv[1])):
-    try:
-        r = json.load(open(os.path.join(sys.argv[1], n, "result.json")))
-    except OSError:
-        continue
-    for k, v in r["steps"].items():
-        h = " ".join(str(v.get("hint") or "").split())
-        print("\t".join([n, k, str(v["score"]), h]))' \
-	"$out/students" >"$t_tmp/steps.tsv"
-# step_score NAME STEP; step_hint NAME STEP
-step_field() {
-	awk -F '\t' -v n="$1" -v s="$2" -v f="$3" '$1 == n && $2 == s {
-		print $f }' "$t_tmp/steps.tsv"
-}
-step_score() { step_field "$1" "$2" 3; }
-step_hint() { step_field "$1" "$2" 4; }
-
+# The grades the seeds declare (tests/grade/expect.sh, shared with
+# tests/judges.sh).
+expect_init "$out"
 rep=$out/students
-for s in reference reference-2 alt tarball; do
-	if [ "$(score "$s")" = 20 ] && [ "$(part2 "$s")" = "$max2" ]; then
-		ok "$s: 20/20${max2:+, part two $max2/$max2}"
-	else
-		fail "$s: $(score "$s")/20${max2:+, part two $(part2 "$s")/$max2}" \
-			"$rep/$s/report.txt"
-	fi
-done
-if [ "$(score skeleton)" = 0 ] && [ "$(part2 skeleton)" = "${max2:+0}" ] &&
-	grep -q "not implemented" "$rep/skeleton/report.txt"; then
-	ok "skeleton: 0/20${max2:+, part two 0/$max2}, not implemented"
-else
-	fail "skeleton: $(score skeleton)/20" "$rep/skeleton/report.txt"
-fi
-
-# keys_differ: in the reference's trace, an MR registered without remote
-# access has an rkey other than its lkey.  Kernel 6.1's rxe gives it 0;
-# 6.12's gives it the lkey (as mlx5 NICs do), and then an SGE that takes
-# the rkey for the lkey works: neither the wire nor the trace can tell.
-keys_differ() {
-	grep -E ' ibv_reg_mr .* access=0x[01] ' "$rep/reference/log.txt" |
-		sed -n 's/.* lkey=\(0x[0-9a-f]*\) rkey=\(0x[0-9a-f]*\) .*/\1 \2/p' |
-		awk '$1 != $2 { d = 1 } END { exit !d }'
-}
-mapfile -t steps < <(lab_steps)
-for f in vm/grader/mistakes/*.sed; do
-	name=$(basename "$f" .sed)
-	step=$(sed -n 's/^# step: //p' "$f")
-	hint=$(sed -n 's/^# hint: //p' "$f")
-	res=$rep/$name/result.json
-	if grep -q '^# needs: keys that differ$' "$f" && ! keys_differ; then
-		skip "mistake $name: this kernel's rxe gives an MR without" \
-			"remote access an rkey equal to its lkey, so the mistake" \
-			"works and leaves no evidence"
-		continue
-	fi
-	why=''
-	[ -e "$res" ] || why="no result"
-	[ -n "$why" ] || [ "$(step_score "$name" "$step")" = 0 ] ||
-		why="$step kept its points"
-	if [ -z "$why" ]; then
-		got=$(step_hint "$name" "$step")
-		echo "$got" | grep -Eq -- "$hint" ||
-			why="hint for $step is '$got', wanted /$hint/"
-	fi
-	# Every step before the seeded one keeps its points; a mistake of a
-	# later part leaves the core whole (teardown included).
-	for s in "${steps[@]}"; do
-		[ -z "$why" ] || break
-		[ "$s" != "$step" ] || break
-		[ "$(step_score "$name" "$s")" != 0 ] ||
-			why="$s lost its points too, before $step"
-	done
-	if [ -z "$why" ] && [ "$(step_part "$step")" != 1 ] &&
-		[ "$(score "$name")" != 20 ]; then
-		why="a part-two mistake cost the core: $(score "$name")/20"
-	fi
-	if [ -z "$why" ]; then
-		ok "mistake $name: loses $step, hint /$hint/$([ "$(step_part \
-			"$step")" = 1 ] || echo ", core 20/20")"
-	else
-		fail "mistake $name: $why" "$rep/$name/report.txt"
-	fi
-done
+expect_full reference reference-2 alt tarball
+expect_skeleton
+expect_mistakes "$rep/reference/log.txt"
 
 # scores NAME: the score of every step, on one line.
 scores() {
@@ -206,31 +115,8 @@ for name in reference $races; do
 	fi
 done
 
-# A student's line is marked by its own pairing: no_recv breaks the server
-# only, so its client's SEND in p2 (reference server) is good.
-if sed -n '/^  p2, your client/,/^  p3/p' "$rep/no_recv/report.txt" |
-	grep -q '^    GOOD   lab send ok' &&
-	sed -n '/^  p1, your server/,/^  p2/p' "$rep/no_recv/report.txt" |
-	grep -q '^    BAD     lab send FAIL'; then
-	ok "own lines are marked per pairing (no_recv: p1 server BAD, p2" \
-		"client GOOD)"
-else
-	fail "no_recv: own lines not marked per pairing" \
-		"$rep/no_recv/report.txt"
-fi
-
-for f in tests/grade/hostile/*.sed; do
-	name=$(basename "$f" .sed)
-	want=$(sed -n 's/^# score: //p' "$f")
-	text=$(sed -n 's/^# text: //p' "$f")
-	if [ "$(score "$name")" = "$want" ] &&
-		grep -Eq -- "$text" "$rep/$name/report.txt"; then
-		ok "hostile $name: $want/20, report says /$text/"
-	else
-		fail "hostile $name: $(score "$name")/20, wanted $want and /$text/" \
-			"$rep/$name/report.txt"
-	fi
-done
+expect_own_lines
+expect_hostile
 if [ ! -e /tmp/rdma-lab-pwned ] && [ ! -e "$out/run/pwned" ]; then
 	ok "hostile writes landed nowhere on the host"
 else
@@ -487,6 +373,11 @@ if (cd "$p1" && git init -q && git add -A &&
 	fi
 else
 	fail "make dist with LAB_PARTS 1" "$t_tmp/dist1.log"
+fi
+
+if [ -n "${JUDGES_RECORD:-}" ]; then
+	check "the batch's evidence recorded for tests/judges.sh" \
+		tests/judges/record "$out"
 fi
 
 # A failure's evidence outlives the temporary folder.

@@ -146,7 +146,8 @@ SCRIPTS = ["Makefile", ".ci/run", "tests/run", "tests/*.sh", "tests/unit/*.sh",
            "vm/grade-all", "vm/wire-summary", "vm/guest-stage2",
            "vm/grader/batch", "vm/grader/guest-driver", "vm/grader/compile.sh",
            "vm/grader/mkdist", "lab/*.sh",
-           "docs/runs/record"]
+           "docs/runs/record", "tests/grade/expect.sh",
+           "tests/judges/record"]
 
 
 def script_text(path):
@@ -178,7 +179,8 @@ def main():
             lab.add(cmd)
     # Functions of the files scripts source.
     lib = "".join(open(f, encoding="utf-8").read()
-                  for f in ("tests/lib.sh", "vm/grader/compile.sh"))
+                  for f in ("tests/lib.sh", "tests/grade/expect.sh",
+                            "vm/grader/compile.sh"))
     lib_funcs = set(re.findall(r"^\s*([A-Za-z_][\w-]*)\s*\(\)", lib, re.M))
     seen, bad = 0, 0
     for pattern in SCRIPTS:

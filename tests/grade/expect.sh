@@ -1,0 +1,189 @@
+# shellcheck shell=bash disable=SC2154 # t_tmp: tests/lib.sh's
+# The grades that the test submissions must get, checked on a graded folder
+# (OUT/report.csv and OUT/students/NAME/{result.json,report.txt}); sourced
+# after tests/lib.sh (ok, fail, skip, lab_steps).  tests/grade.sh checks a
+# batch graded in the guests, tests/judges.sh the recorded evidence of one
+# judged again without them.  The expectations are the seeds' own: each
+# vm/grader/mistakes/NAME.sed says the step it must lose (# step:) and
+# the hint it must give (# hint:), each tests/grade/hostile/NAME.sed its
+# score (# score:) and a text of its report (# text:).
+
+# declared_names: every submission whose grade is declared here, one a
+# line: the reference, the skeleton, alt.c, each mistake and hostile seed.
+declared_names() {
+	local f
+	printf '%s\n' reference skeleton alt
+	for f in vm/grader/mistakes/*.sed tests/grade/hostile/*.sed; do
+		basename "$f" .sed
+	done
+}
+
+# expect_init OUT: the checks below read OUT.  Sets max2, part two's full
+# marks ('' when the course does the core only).
+expect_init() {
+	x_out=$1
+	x_rep=$1/students
+	local parts
+	# NAME POINTS PART per step, as the grader reads lab/steps.h.
+	python3 vm/grader/grader.py steps >"$t_tmp/steps.txt"
+	parts=$(python3 vm/grader/grader.py steps --parts)
+	max2=$(awk '$3 == 2 { t += $2 } END { print t + 0 }' "$t_tmp/steps.txt")
+	[ "${parts:-1}" -ge 2 ] || max2=''
+	# Every step of every student, read once: NAME, STEP, score, hint
+	# (one python start per value cost 20 s over the batch).
+	python3 -c 'import json,sys,os
+for n in sorted(os.listdir(sys.argv[1])):
+    try:
+        r = json.load(open(os.path.join(sys.argv[1], n, "result.json")))
+    except OSError:
+        continue
+    for k, v in r["steps"].items():
+        h = " ".join(str(v.get("hint") or "").split())
+        print("\t".join([n, k, str(v["score"]), h]))' \
+		"$x_rep" >"$t_tmp/steps.tsv"
+}
+
+# col NAME COLUMN: a student's value in report.csv's column of that name.
+col() {
+	awk -F, -v n="$1" -v c="$2" '
+	NR == 1 { for (i = 1; i <= NF; i++) k[$i] = i; next }
+	$1 == n && (c in k) { print $(k[c]) }' "$x_out/report.csv"
+}
+# score NAME: the core score of a student; part2 NAME: part two's.
+score() { col "$1" score; }
+part2() { col "$1" part2; }
+# step_part STEP: the part a step belongs to.
+step_part() {
+	awk -v s="$1" '$1 == s { print $3 }' "$t_tmp/steps.txt"
+}
+# step_score NAME STEP; step_hint NAME STEP
+step_field() {
+	awk -F '\t' -v n="$1" -v s="$2" -v f="$3" '$1 == n && $2 == s {
+		print $f }' "$t_tmp/steps.tsv"
+}
+step_score() { step_field "$1" "$2" 3; }
+step_hint() { step_field "$1" "$2" 4; }
+
+# expect_full NAME...: full marks in every part.
+expect_full() {
+	local s
+	for s in "$@"; do
+		if [ "$(score "$s")" = 20 ] && [ "$(part2 "$s")" = "$max2" ]; then
+			ok "$s: 20/20${max2:+, part two $max2/$max2}"
+		else
+			fail "$s: $(score "$s")/20${max2:+, part two $(part2 "$s")/$max2}" \
+				"$x_rep/$s/report.txt"
+		fi
+	done
+}
+
+# expect_skeleton: 0 in every part, "not implemented".
+expect_skeleton() {
+	if [ "$(score skeleton)" = 0 ] && [ "$(part2 skeleton)" = "${max2:+0}" ] &&
+		grep -q "not implemented" "$x_rep/skeleton/report.txt"; then
+		ok "skeleton: 0/20${max2:+, part two 0/$max2}, not implemented"
+	else
+		fail "skeleton: $(score skeleton)/20" "$x_rep/skeleton/report.txt"
+	fi
+}
+
+# keys_differ TRACE...: in the reference's kernel trace (SIDE.ktrace, or
+# the log.txt that holds it), an MR registered without remote access has
+# an rkey other than its lkey.  Kernel 6.1's rxe gives it 0; 6.12's gives
+# it the lkey (as mlx5 NICs do), and then an SGE that takes the rkey for
+# the lkey works: neither the wire nor the trace can tell.  The access is
+# on the call's line, the keys on its return's.
+keys_differ() {
+	awk '/ ibv_reg_mr: / { plain = / access=0x[01]( |$)/ }
+	/ ibv_reg_mr_ret: / && plain && match($0, / lkey=0x[0-9a-f]+ rkey=/) {
+		l = substr($0, RSTART + 6, RLENGTH - 12)
+		r = substr($0, RSTART + RLENGTH); sub(/ .*/, "", r)
+		if (l != r) d = 1
+	}
+	END { exit !d }' "$@"
+}
+
+# expect_mistakes TRACE...: each seeded mistake loses its step with its
+# hint, every earlier step keeps its points, and a mistake of part two
+# leaves the core whole.  TRACE: the reference's trace, for keys_differ.
+expect_mistakes() {
+	local f name step hint why got s steps
+	mapfile -t steps < <(lab_steps)
+	for f in vm/grader/mistakes/*.sed; do
+		name=$(basename "$f" .sed)
+		step=$(sed -n 's/^# step: //p' "$f")
+		hint=$(sed -n 's/^# hint: //p' "$f")
+		if grep -q '^# needs: keys that differ$' "$f" && ! keys_differ "$@"; then
+			skip "mistake $name: this kernel's rxe gives an MR without" \
+				"remote access an rkey equal to its lkey, so the mistake" \
+				"works and leaves no evidence"
+			continue
+		fi
+		why=''
+		[ -e "$x_rep/$name/result.json" ] || why="no result"
+		[ -n "$why" ] || [ "$(step_score "$name" "$step")" = 0 ] ||
+			why="$step kept its points"
+		if [ -z "$why" ]; then
+			got=$(step_hint "$name" "$step")
+			echo "$got" | grep -Eq -- "$hint" ||
+				why="hint for $step is '$got', wanted /$hint/"
+		fi
+		# Every step before the seeded one keeps its points; a mistake
+		# of a later part leaves the core whole (teardown included).
+		for s in "${steps[@]}"; do
+			[ -z "$why" ] || break
+			[ "$s" != "$step" ] || break
+			[ "$(step_score "$name" "$s")" != 0 ] ||
+				why="$s lost its points too, before $step"
+		done
+		if [ -z "$why" ] && [ "$(step_part "$step")" != 1 ] &&
+			[ "$(score "$name")" != 20 ]; then
+			why="a part-two mistake cost the core: $(score "$name")/20"
+		fi
+		if [ -z "$why" ]; then
+			ok "mistake $name: loses $step, hint /$hint/$([ "$(step_part \
+				"$step")" = 1 ] || echo ", core 20/20")"
+		else
+			fail "mistake $name: $why" "$x_rep/$name/report.txt"
+		fi
+	done
+}
+
+# expect_own_lines: a student's line is marked by its own pairing:
+# no_recv breaks the server only, so its client's SEND in p2 (reference
+# server) is good.
+expect_own_lines() {
+	local r=$x_rep/no_recv/report.txt
+	if sed -n '/^  p2, your client/,/^  p3/p' "$r" |
+		grep -q '^    GOOD   lab send ok' &&
+		sed -n '/^  p1, your server/,/^  p2/p' "$r" |
+		grep -q '^    BAD     lab send FAIL'; then
+		ok "own lines are marked per pairing (no_recv: p1 server BAD, p2" \
+			"client GOOD)"
+	else
+		fail "no_recv: own lines not marked per pairing" "$r"
+	fi
+}
+
+# expect_hostile: each hostile submission gets its score and its report
+# shows its text; one that keeps full marks keeps part two's too.
+expect_hostile() {
+	local f name want text two got
+	for f in tests/grade/hostile/*.sed; do
+		name=$(basename "$f" .sed)
+		want=$(sed -n 's/^# score: //p' "$f")
+		text=$(sed -n 's/^# text: //p' "$f")
+		two=''
+		[ "$want" != 20 ] || [ -z "$max2" ] || two=$max2
+		if [ "$(score "$name")" = "$want" ] &&
+			{ [ -z "$two" ] || [ "$(part2 "$name")" = "$two" ]; } &&
+			grep -Eq -- "$text" "$x_rep/$name/report.txt"; then
+			ok "hostile $name: $want/20${two:+, part two $two/$two}," \
+				"report says /$text/"
+		else
+			got="$(score "$name")/20${two:+, part two $(part2 "$name")/$two}"
+			fail "hostile $name: $got, wanted $want and /$text/" \
+				"$x_rep/$name/report.txt"
+		fi
+	done
+}
