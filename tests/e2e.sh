@@ -211,12 +211,18 @@ if flock "${TMPDIR:-/tmp}/rdma-lab-vm.lock" \
 else
 	fail "make demo ARGS=\"-m 'hello world' ...\" passes the text whole" "$log"
 fi
-# before LOG A B: line A (a fixed string) is printed before line B.
+# before LOG A B: line A (a fixed string) is printed before line B; if
+# not, says which lines and where (two guests' clocks are tied to the
+# host's only as closely as a 9p write of ROLE.clock, vm/lines).
 before() {
 	local a b
 	a=$(grep -n -F -m 1 "$2" "$1" | cut -d: -f1)
 	b=$(grep -n -F -m 1 "$3" "$1" | cut -d: -f1)
-	[ -n "$a" ] && [ -n "$b" ] && [ "$a" -lt "$b" ]
+	if [ -n "$a" ] && [ -n "$b" ] && [ "$a" -lt "$b" ]; then
+		return 0
+	fi
+	echo "not in order: '$2' (line ${a:-none}), '$3' (line ${b:-none})"
+	return 1
 }
 in_order() {
 	before "$log" "[server] lab exchange ok" "[client] lab send ok" &&
