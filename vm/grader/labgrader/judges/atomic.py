@@ -8,6 +8,7 @@ from ..lab import ATOMIC_ADD, ATOMIC_SWAP
 from ..text import num
 from ..verbs import (ACCESS_REMOTE_ATOMIC, U64, WC_COMP_SWAP, WC_FETCH_ADD,
                      WR_CMP_SWP, WR_FETCH_ADD)
+from .common import blame_server_access
 from .registry import judge
 
 
@@ -121,25 +122,14 @@ def server(ev, c):
     client_ok = P.ok("atomic") or P.who == "student"
     before, cause = c.hint, False
     if S.reached("atomic") and (not S.ok("atomic") or not P.ok("atomic")):
-        miss = ev.remote_access(ACCESS_REMOTE_ATOMIC)
-        cred = ev.no_credits()
         if misaligned:
             c.bad("an 8-byte aligned word", "address 0x%x" % misaligned[0],
                   None)
             c.hint = HINTS["atomic_align"]
-        elif miss == "MR":
-            c.bad("an MR with IBV_ACCESS_REMOTE_ATOMIC (0x8)",
-                  "MR access: " + ", ".join("0x%x" % m["access"]
-                                            for m in ev.srv_mrs), None)
-            c.hint = HINTS["atomic_mr"]
-        elif miss == "QP":
-            c.bad("qp_access_flags with IBV_ACCESS_REMOTE_ATOMIC (0x8)",
-                  "qp_access_flags=%s" % ev.ok_init().get("access"), None)
-            c.hint = HINTS["atomic_qp"]
-        elif cred:
-            c.bad("max_dest_rd_atomic >= 1 (atomics the QP answers)", cred,
-                  None)
-            c.hint = HINTS["rd_credits"]
+        elif blame_server_access(ev, c, ACCESS_REMOTE_ATOMIC,
+                                 "IBV_ACCESS_REMOTE_ATOMIC (0x8)", "atomic",
+                                 "atomics"):
+            pass
         elif "expected the start" in pf:
             c.bad("the word holds the advertised start value",
                   "client: " + pf, None)

@@ -157,6 +157,30 @@ class Evidence:
                   "%d posted before it" % posted, HINTS["late_recv"])
 
 
+def blame_server_access(ev, c, flag, name, kind, what):
+    """A READ or atomic the server's device refused: its MRs or QP lack
+    FLAG (NAME, e.g. "IBV_ACCESS_REMOTE_READ (0x4)"), or its QP gives no
+    credits for WHAT ("READs").  Marks c with the cause and its hint
+    (HINTS[KIND_mr], [KIND_qp], ["rd_credits"]); False when none is."""
+    miss = ev.remote_access(flag)
+    cred = ev.no_credits()
+    if miss == "MR":
+        c.bad("an MR with " + name, "MR access: " +
+              ", ".join("0x%x" % m["access"] for m in ev.srv_mrs), None)
+        c.hint = HINTS[kind + "_mr"]
+    elif miss == "QP":
+        c.bad("qp_access_flags with " + name,
+              "qp_access_flags=%s" % ev.ok_init().get("access"), None)
+        c.hint = HINTS[kind + "_qp"]
+    elif cred:
+        c.bad("max_dest_rd_atomic >= 1 (%s the QP answers)" % what, cred,
+              None)
+        c.hint = HINTS["rd_credits"]
+    else:
+        return False
+    return True
+
+
 def fail_hint(S, step, side):
     """A hint for a step that printed no ok line."""
     msg = S.fails.get(step, "")

@@ -5,6 +5,7 @@ from ..evidence.peer import mr_of
 from ..evidence.wire import NAK_TEXT
 from ..hints import HINTS
 from ..verbs import ACCESS_REMOTE_READ, WC_RDMA_READ
+from .common import blame_server_access
 from .registry import judge
 
 
@@ -56,19 +57,8 @@ def server(ev, c):
         return
     # A refused READ also puts the server's QP in ERR, so its own read
     # line fails too: the cause, when it is one of these, is the hint.
-    miss = ev.remote_access(ACCESS_REMOTE_READ)
-    cred = ev.no_credits()
-    if miss == "MR":
-        c.bad("an MR with IBV_ACCESS_REMOTE_READ (0x4)", "MR access: " +
-              ", ".join("0x%x" % m["access"] for m in mrs), None)
-        c.hint = HINTS["read_mr"]
-    elif miss == "QP":
-        c.bad("qp_access_flags with IBV_ACCESS_REMOTE_READ (0x4)",
-              "qp_access_flags=%s" % ev.ok_init().get("access"), None)
-        c.hint = HINTS["read_qp"]
-    elif cred:
-        c.bad("max_dest_rd_atomic >= 1 (READs the QP answers)", cred, None)
-        c.hint = HINTS["rd_credits"]
+    blame_server_access(ev, c, ACCESS_REMOTE_READ,
+                        "IBV_ACCESS_REMOTE_READ (0x4)", "read", "READs")
     if wire and (unanswered or not good):
         c.bad(want, describe_reads(reached or reads), None)
     if pf:
