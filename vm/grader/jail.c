@@ -464,6 +464,37 @@ static void jail_filter(struct jail_bpf *b)
 #endif
 
 /*
+ * One byte and one descriptor over a UNIX socket (SCM_RIGHTS): how the
+ * program hands its seccomp listener to the jail's PID 1.  Both ends
+ * build this message; jail_fdmsg_init returns its control header.
+ */
+struct jail_fdmsg {
+	char data;
+	union {
+		char buf[CMSG_SPACE(sizeof(int))];
+		struct cmsghdr align;
+	} u;
+	struct iovec iov;
+	struct msghdr msg;
+};
+
+static struct cmsghdr *jail_fdmsg_init(struct jail_fdmsg *m)
+{
+	*m = (struct jail_fdmsg){ .data = 'x' };
+	m->iov = (struct iovec){
+		.iov_base = &m->data,
+		.iov_len = 1,
+	};
+	m->msg = (struct msghdr){
+		.msg_iov = &m->iov,
+		.msg_iovlen = 1,
+		.msg_control = m->u.buf,
+		.msg_controllen = sizeof(m->u.buf),
+	};
+	return CMSG_FIRSTHDR(&m->msg);
+}
+
+/*
  * Puts the filter in place and hands its listener to the namespace's
  * first process, over the socket sock; the process that installs it goes
  * on to exec CMD, the one execve the listener lets through.
@@ -473,22 +504,8 @@ static void jail_seccomp(int sock)
 #ifdef JAIL_ARCH
 	static struct jail_bpf b;
 	struct sock_fprog prog;
-	char data = 'x';
-	union {
-		char buf[CMSG_SPACE(sizeof(int))];
-		struct cmsghdr align;
-	} u = { { 0 } };
-	struct iovec iov = {
-		.iov_base = &data,
-		.iov_len = 1,
-	};
-	struct msghdr msg = {
-		.msg_iov = &iov,
-		.msg_iovlen = 1,
-		.msg_control = u.buf,
-		.msg_controllen = sizeof(u.buf),
-	};
-	struct cmsghdr *c = CMSG_FIRSTHDR(&msg);
+	struct jail_fdmsg m;
+	struct cmsghdr *c = jail_fdmsg_init(&m);
 	int listener;
 
 	b.n = 0;
@@ -505,7 +522,7 @@ static void jail_seccomp(int sock)
 	c->cmsg_type = SCM_RIGHTS;
 	c->cmsg_len = CMSG_LEN(sizeof(int));
 	memcpy(CMSG_DATA(c), &listener, sizeof(int));
-	if (sendmsg(sock, &msg, 0) != 1)
+	if (sendmsg(sock, &m.msg, 0) != 1)
 		jail_die("cannot pass", "the seccomp listener");
 	if (close(listener) || close(sock))
 		jail_die("cannot close", "the seccomp listener");
@@ -519,29 +536,16 @@ static void jail_seccomp(int sock)
 /* The listener jail_seccomp sent, or -1 when its sender died first. */
 static int jail_recv_listener(int sock)
 {
-	char data;
-	union {
-		char buf[CMSG_SPACE(sizeof(int))];
-		struct cmsghdr align;
-	} u = { { 0 } };
-	struct iovec iov = {
-		.iov_base = &data,
-		.iov_len = 1,
-	};
-	struct msghdr msg = {
-		.msg_iov = &iov,
-		.msg_iovlen = 1,
-		.msg_control = u.buf,
-		.msg_controllen = sizeof(u.buf),
-	};
+	struct jail_fdmsg m;
 	struct cmsghdr *c;
 	ssize_t n;
 	int fd;
 
+	jail_fdmsg_init(&m);
 	do
-		n = recvmsg(sock, &msg, MSG_CMSG_CLOEXEC);
+		n = recvmsg(sock, &m.msg, MSG_CMSG_CLOEXEC);
 	while (n < 0 && errno == EINTR);
-	c = CMSG_FIRSTHDR(&msg);
+	c = CMSG_FIRSTHDR(&m.msg);
 	if (n != 1 || !c || c->cmsg_type != SCM_RIGHTS ||
 	    c->cmsg_len != CMSG_LEN(sizeof(int)))
 		return -1;
