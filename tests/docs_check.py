@@ -174,21 +174,36 @@ def same(want, got):
     return False
 
 
-def pcap_tables(md):
-    """(line, capture, frame or None, filter, field, [values]) per table row."""
+def marked_tables(md, marker):
+    """(line, match, rows) for each line of MD that the regex MARKER
+    matches, the marker of a table that follows it (a header line, then
+    its |--- rule): rows are (line, [stripped cells]) of the table's body,
+    None when no such table follows."""
     with open(md, encoding="utf-8") as f:
         src = f.read().splitlines()
     for i, line in enumerate(src):
-        m = PCAP.match(line)
+        m = marker.match(line)
         if not m:
             continue
         if len(src) < i + 4 or not src[i + 2].startswith("|---"):
-            sys.exit("%s:%d: a pcap marker must be followed by a table" % (md, i + 1))
+            yield i + 1, m, None
+            continue
+        rows = []
         for num in range(i + 4, len(src) + 1):
-            row = src[num - 1]
-            if not row.startswith("|"):
+            if not src[num - 1].startswith("|"):
                 break
-            cells = [c.strip().strip("`") for c in row.strip("|").split("|")]
+            rows.append((num, [c.strip() for c in
+                               src[num - 1].strip("|").split("|")]))
+        yield i + 1, m, rows
+
+
+def pcap_tables(md):
+    """(line, capture, frame or None, filter, field, [values]) per table row."""
+    for line, m, rows in marked_tables(md, PCAP):
+        if rows is None:
+            sys.exit("%s:%d: a pcap marker must be followed by a table" % (md, line))
+        for num, cells in rows:
+            cells = [c.strip("`") for c in cells]
             if len(cells) != 3:
                 sys.exit("%s:%d: want | packets | field | value |" % (md, num))
             flt, field, value = cells
@@ -554,17 +569,14 @@ def icrc(files):
     long for what was recorded)."""
     bad = n = 0
     for md in files:
-        with open(md, encoding="utf-8") as f:
-            src = f.read().splitlines()
-        for i, line in enumerate(src):
-            m = ICRC.match(line)
-            if not m:
+        for i, m, table in marked_tables(md, ICRC):
+            if table is None:
+                print("%s:%d: an icrc marker must be followed by a table"
+                      % (md, i))
+                bad += 1
                 continue
             rows = []
-            for num in range(i + 4, len(src) + 1):
-                if not src[num - 1].startswith("|"):
-                    break
-                cells = [c.strip() for c in src[num - 1].strip("|").split("|")]
+            for num, cells in table:
                 r = re.fullmatch(r"(\d+)(?:-(\d+))?", cells[1]) \
                     if len(cells) == 3 else None
                 if not r or cells[0] not in ICRC_HEADERS:
@@ -584,14 +596,14 @@ def icrc(files):
                      if not masked_icrc(rows, *p)]
             if wrong or not packets:
                 print("%s:%d: with the table's masks the ICRC is wrong in %d "
-                      "of %d packets: %s" % (md, i + 1, len(wrong),
+                      "of %d packets: %s" % (md, i, len(wrong),
                                              len(packets), " ".join(wrong[:5])))
                 bad += 1
             for k, row in enumerate(rows):
                 less = rows[:k] + rows[k + 1:]
                 if all(masked_icrc(less, *p[2:]) for p in packets):
                     print("%s:%d: the row %s %s is not needed: every ICRC "
-                          "holds without it" % (md, i + 4 + k, row[0],
+                          "holds without it" % (md, i + 3 + k, row[0],
                                                 "-".join(map(str, row[1:]))))
                     bad += 1
     print("%d ICRCs recomputed with the documented masks" % n)
@@ -605,37 +617,28 @@ def counters(files):
     """The first column of each marked table against its recorded list."""
     bad = n = 0
     for md in files:
-        with open(md, encoding="utf-8") as f:
-            src = f.read().splitlines()
-        for i, line in enumerate(src):
-            m = COUNTERS.match(line)
-            if not m:
-                continue
+        for i, m, rows in marked_tables(md, COUNTERS):
             n += 1
             with open(os.path.join(ROOT, m.group(1)), encoding="utf-8") as f:
                 recorded = [l.strip() for l in f
                             if l.strip() and not l.startswith("$ ")]
-            if len(src) < i + 4 or not src[i + 2].startswith("|---"):
-                print("%s:%d: a counters marker must be followed by a table" % (md, i + 1))
+            if rows is None:
+                print("%s:%d: a counters marker must be followed by a table" % (md, i))
                 bad += 1
                 continue
-            named = []
-            for row in src[i + 3:]:
-                if not row.startswith("|"):
-                    break
-                named.append(row.strip("|").split("|")[0].strip().strip("`"))
+            named = [cells[0].strip("`") for _, cells in rows]
             twice = sorted({c for c in named if named.count(c) > 1})
             missing = sorted(set(recorded) - set(named))
             extra = sorted(set(named) - set(recorded))
             if twice or missing or extra or not recorded:
                 print("%s:%d: the table does not match %s: missing %s, not in "
                       "the recording %s, named twice %s"
-                      % (md, i + 1, m.group(1), missing or "none",
+                      % (md, i, m.group(1), missing or "none",
                          extra or "none", twice or "none"))
                 bad += 1
             else:
                 print("%s:%d: %d counters, as in %s"
-                      % (md, i + 1, len(recorded), m.group(1)))
+                      % (md, i, len(recorded), m.group(1)))
     if n == 0:
         print("no <!-- counters: --> marker found")
     return bad == 0 and n > 0
