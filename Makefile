@@ -207,3 +207,31 @@ $(TOOLS)/scaffold/%.sh: lab/%.sh
 # ---------------------------------------------------------------------------
 # (end of grading block)
 # ---------------------------------------------------------------------------
+
+# ---------------------------------------------------------------------------
+# Containers and grading platforms (vm/platforms/; docs/grading.md,
+# "Platforms"; docs/rxe-setup.md, "In a container").
+#   make image       the lab's container image, rdma-lab (Dockerfile;
+#                    podman or docker): then
+#                    docker run --rm rdma-lab make demo
+# only: instructor
+#   make gradescope  out/gradescope.zip: the autograder to upload
+#   make prairielearn  out/prairielearn/: the external grader's files
+#   make test-platforms  tests/run platforms: the image, the platforms'
+#                    contracts (also run by make test)
+# end only
+# ---------------------------------------------------------------------------
+.PHONY: image
+image:
+	vm/platforms/image
+# only: instructor
+.PHONY: gradescope prairielearn test-platforms
+gradescope:
+	vm/platforms/gradescope/mkzip out/gradescope.zip
+
+test-platforms:
+	tests/run platforms
+# end only
+# ---------------------------------------------------------------------------
+# (end of platforms block)
+# ---------------------------------------------------------------------------
