@@ -9,6 +9,10 @@
   grader.py analyze RESDIR RUNDIR DEST  judge one student: DEST/result.json
   grader.py show RESULT [STEP...]      score lines and evidence (student)
   grader.py results RESULT FILE [STEP...]  Gradescope results.json
+  grader.py platform KIND DEST SECONDS RESULT [STEP...]  KIND's results
+                                       file (gradescope, prairielearn)
+  grader.py platform KIND DEST SECONDS --env-error|--refused TEXT
+                                       the same when nothing was graded
   grader.py report OUT                 OUT/report.csv and OUT/report.md
   grader.py merge OUT SHARD...         the shards' students in OUT, and
                                        OUT's report
@@ -39,7 +43,8 @@ from labgrader.course import cmd_merge, cmd_progress
 from labgrader.evidence.kernel import cmd_leaks
 from labgrader.evidence.wire import cmd_slice, parse_pcap
 from labgrader.lab import POINTS, cmd_steps
-from labgrader.reports import cmd_report, cmd_results, cmd_show
+from labgrader.platforms import KINDS, cmd_platform, cmd_results
+from labgrader.reports import cmd_report, cmd_show
 from labgrader.student import cmd_analyze
 from labgrader.submissions import (cmd_clean, cmd_names, cmd_payloads,
                                    cmd_unpack)
@@ -52,7 +57,7 @@ ARGS = {"payloads": (1, None), "unpack": (2, 2), "names": (1, 1),
         "clean": (0, 0), "analyze": (3, 3), "show": (1, None),
         "results": (2, None), "report": (1, 1), "merge": (2, None),
         "progress": (2, None), "leaks": (1, 1), "packets": (1, 1),
-        "slice": (2, 2), "steps": (0, 1)}
+        "slice": (2, 2), "steps": (0, 1), "platform": (4, None)}
 
 
 def usage_line(cmd):
@@ -78,8 +83,14 @@ def main(argv):
     if len(args) < least or (most is not None and len(args) > most) or \
             (cmd == "progress" and not all(re.fullmatch(r"\d+", a)
                                            for a in args[1:])) or \
-            (cmd == "steps" and args not in ([], ["--parts"])):
+            (cmd == "steps" and args not in ([], ["--parts"])) or \
+            (cmd == "platform" and not platform_args(args)):
         print("usage: %s" % usage_line(cmd), file=sys.stderr)
+        return 2
+    if cmd == "platform" and args[3][:2] != "--" and \
+            not os.path.isfile(args[3]):
+        print("grader.py platform: no result file %s" % safe(args[3]),
+              file=sys.stderr)
         return 2
     if cmd in ("show", "results") and not os.path.isfile(args[0]):
         print("grader.py %s: no result file %s" % (cmd, safe(args[0])),
@@ -90,7 +101,8 @@ def main(argv):
     # every command, a file it cannot read or write (a DEST it may not
     # create) is one line too; anything else is a bug, with its traceback.
     caught = (OSError, ValueError, KeyError, TypeError) if cmd in (
-        "show", "results", "report", "names", "clean") else OSError
+        "show", "results", "report", "names", "clean", "platform") \
+        else OSError
     try:
         return run(cmd, args)
     except caught as e:
@@ -101,6 +113,16 @@ def main(argv):
             cmd, safe(getattr(e, "filename", None) or args[0]),
             safe(why)), file=sys.stderr)
         return 2
+
+
+def platform_args(args):
+    """KIND DEST SECONDS, then RESULT [STEP...] or --env-error|--refused
+    and one TEXT."""
+    if args[0] not in KINDS or not re.fullmatch(r"\d+", args[2]):
+        return False
+    if args[3] in ("--env-error", "--refused"):
+        return len(args) == 5
+    return all(a in POINTS for a in args[4:])
 
 
 def run(cmd, args):
@@ -127,6 +149,9 @@ def run(cmd, args):
         return cmd_results(args[0], args[1], [a for a in args[2:]] or None)
     if cmd == "report":
         return cmd_report(args[0])
+    if cmd == "platform":
+        return cmd_platform(args[0], args[1], int(args[2]), args[3],
+                            args[4:])
     if cmd == "merge":
         return cmd_merge(args[0], args[1:])
     if cmd == "progress":

@@ -1,5 +1,5 @@
-"""Reports: the student's text, Gradescope's results.json, and a batch's
-report.csv and report.md."""
+"""Reports: the student's text, and a batch's report.csv and report.md
+(the platforms' results files: platforms.py)."""
 import csv
 import io
 import json
@@ -76,34 +76,6 @@ def cmd_show(path, steps):
     text, got, tot = render(result, steps)
     print(text)
     return 0 if got == tot and not result.get("env_error") else 1
-
-
-def cmd_results(path, dest, steps):
-    """Gradescope's results.json: one test per step, numbered PART.N so
-    that each part's tests sit together; the score is every part's."""
-    result = json.load(open(path))
-    tests, n = [], {}
-    for s in sorted(result_steps(result, steps), key=lambda s: result[
-            "steps"][s].get("part", PART.get(s, 1))):
-        st = result["steps"][s]
-        p = st.get("part", PART.get(s, 1))
-        n[p] = n.get(p, 0) + 1
-        out = st["evidence"] + (["hint: " + st["hint"]] if st["hint"]
-                                else [])
-        tests.append({"name": s, "number": "%d.%d" % (p, n[p]),
-                      "score": st["score"], "max_score": st["max"],
-                      "output": "\n".join(safe(x) for x in out) or "ok",
-                      "output_format": "text"})
-    # Plain text, never HTML or markdown: Gradescope's default format
-    # renders some HTML, and the output quotes what the student printed.
-    doc = {"score": sum(t["score"] for t in tests), "tests": tests,
-           "output": render(result, steps)[0], "output_format": "text",
-           "test_output_format": "text", "test_name_format": "text"}
-    tmp = dest + ".tmp"
-    with open(tmp, "w") as f:
-        json.dump(doc, f, indent=1)
-    os.replace(tmp, dest)
-    return 0
 
 
 def cmd_report(out):

@@ -1,0 +1,134 @@
+"""The grading platforms' results files, from one student's result.json
+(or from none, when grading could not finish): Gradescope's
+results.json and PrairieLearn's.  Every text is plain text: the student's
+own lines are quoted in it (see "A submission is hostile input")."""
+import json
+import os
+
+from .lab import PART, PART_LINE
+from .reports import part_totals, render, result_steps
+from .text import safe
+
+# What the student reads when the grader, not their program, failed:
+# never a silent 0.
+RESUBMIT = ("ENVIRONMENT ERROR: the grader could not finish grading this "
+            "submission, through no fault of your code (%s). Resubmit the "
+            "same files; if it happens again, tell your instructor.")
+
+
+def step_tests(result, steps=None):
+    """[(part, number, step, its entry)] in the order of the parts, each
+    part's steps numbered PART.N."""
+    out, n = [], {}
+    for s in sorted(result_steps(result, steps), key=lambda s: result[
+            "steps"][s].get("part", PART.get(s, 1))):
+        st = result["steps"][s]
+        p = st.get("part", PART.get(s, 1))
+        n[p] = n.get(p, 0) + 1
+        out.append((p, "%d.%d" % (p, n[p]), s, st))
+    return out
+
+
+def step_text(st):
+    """A step's evidence and hint, one text."""
+    lines = st["evidence"] + (["hint: " + st["hint"]] if st["hint"] else [])
+    return "\n".join(safe(x) for x in lines)
+
+
+def summary(result, steps=None):
+    """The student's text (grader.py show's), and 'not graded' lines."""
+    text = render(result, steps)[0]
+    if result.get("env_error"):
+        text = RESUBMIT % safe(result["env_error"]) + "\n\n" + text
+    return text
+
+
+def gradescope(result, seconds, steps=None, why=None, refused=None):
+    """Gradescope's results.json.  result None: nothing was graded, and
+    why (an environment error) or refused (the upload: no main.c) says
+    why.  An environment error keeps its steps at 0 but says, first, that
+    it was not the student's fault and to resubmit."""
+    doc = {"execution_time": int(seconds), "output_format": "text",
+           "test_output_format": "text", "test_name_format": "text",
+           "visibility": "visible", "stdout_visibility": "hidden"}
+    if result is None:
+        doc.update(score=0, tests=[], output=RESUBMIT % safe(why) if why
+                   else "Not graded: %s" % safe(refused))
+        return doc
+    env = result.get("env_error")
+    tests = []
+    for p, number, s, st in step_tests(result, steps):
+        text = step_text(st) or "ok"
+        if env and not st["passed"]:
+            text = "not graded (environment error: resubmit)\n" + text
+        tests.append({"name": s, "number": number, "score": st["score"],
+                      "max_score": st["max"],
+                      "status": "passed" if st["passed"] else "failed",
+                      "output": text, "output_format": "text",
+                      "visibility": "visible"})
+    doc.update(score=sum(t["score"] for t in tests), tests=tests,
+               output=summary(result, steps))
+    return doc
+
+
+def prairielearn(result, seconds, why=None, refused=None):
+    """PrairieLearn's external-grader results.json: score 0..1 over every
+    graded part, gradable false on an environment error (the attempt is
+    not counted against the student)."""
+    if result is None or result.get("env_error"):
+        why = why or (result or {}).get("env_error")
+    if result is None:
+        text = RESUBMIT % safe(why) if why else "Not graded: %s" % safe(
+            refused)
+        return {"gradable": not why, "succeeded": not why, "score": 0,
+                "message": text, "output": text, "tests": [],
+                "execution_time": int(seconds)}
+    tests = [{"name": s, "description": "part %d, step %s" % (p, number),
+              "points": st["score"], "max_points": st["max"],
+              "message": "passed" if st["passed"] else "failed",
+              "output": step_text(st)}
+             for p, number, s, st in step_tests(result)]
+    got = sum(t["points"] for t in tests)
+    tot = sum(t["max_points"] for t in tests)
+    lines = ["%s: %d/%d" % (PART_LINE.get(p, "Part %d" % p), g, t)
+             for p, g, t in part_totals(result)]
+    return {"gradable": not why, "succeeded": not why,
+            "score": round(got / tot, 4) if tot else 0,
+            "message": RESUBMIT % safe(why) if why else "; ".join(lines),
+            "output": summary(result), "tests": tests,
+            "execution_time": int(seconds)}
+
+
+def write_json(doc, dest):
+    tmp = dest + ".tmp"
+    with open(tmp, "w") as f:
+        json.dump(doc, f, indent=1)
+    os.replace(tmp, dest)
+
+
+KINDS = ("gradescope", "prairielearn")
+
+
+def cmd_platform(kind, dest, seconds, what, rest):
+    """grader.py platform KIND DEST SECONDS RESULT [STEP...], or
+    KIND DEST SECONDS --env-error TEXT | --refused TEXT."""
+    result = why = refused = None
+    if what == "--env-error":
+        why = rest[0]
+    elif what == "--refused":
+        refused = rest[0]
+    else:
+        result = json.load(open(what))
+    if kind == "gradescope":
+        doc = gradescope(result, seconds, rest if result else None, why,
+                         refused)
+    else:
+        doc = prairielearn(result, seconds, why, refused)
+    write_json(doc, dest)
+    return 0
+
+
+def cmd_results(path, dest, steps):
+    """grader.py results: Gradescope's results.json, no time measured."""
+    write_json(gradescope(json.load(open(path)), 0, steps), dest)
+    return 0
