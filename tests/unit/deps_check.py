@@ -147,7 +147,9 @@ SCRIPTS = ["Makefile", ".ci/run", "tests/run", "tests/*.sh", "tests/unit/*.sh",
            "vm/grader/batch", "vm/grader/guest-driver", "vm/grader/compile.sh",
            "vm/grader/mkdist", "lab/*.sh",
            "docs/runs/record", "tests/grade/expect.sh",
-           "tests/judges/record"]
+           "tests/judges/record", "vm/platforms/container",
+           "vm/platforms/image", "vm/platforms/grade-upload",
+           "vm/platforms/gradescope/*", "vm/platforms/prairielearn/*"]
 
 
 def script_text(path):
@@ -171,12 +173,14 @@ def main():
     os.chdir(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", ".."))
     listed = subprocess.run(["vm/deps", "--list"], check=True,
                             capture_output=True, text=True).stdout
-    known, lab = set(), set()
+    known, lab, platforms = set(), set(), set()
     for line in listed.splitlines():
         cmd, _pkg, use = line.split()
         known.add(cmd)
         if use == "lab":
             lab.add(cmd)
+        if use == "platforms":
+            platforms.add(cmd)
     # Functions of the files scripts source.
     lib = "".join(open(f, encoding="utf-8").read()
                   for f in ("tests/lib.sh", "tests/grade/expect.sh",
@@ -194,7 +198,10 @@ def main():
                 print(f"{path}: runs '{cmd}', which vm/deps does not know")
                 bad += 1
             if path.startswith("vm/"):  # the lab's own, not only the tests'
-                for cmd in sorted((found & known) - lab):
+                # vm/platforms/: the lab's, and the container tools.
+                own = lab | platforms if path.startswith("vm/platforms/") \
+                    else lab
+                for cmd in sorted((found & known) - own):
                     print(f"{path}: runs '{cmd}', which vm/deps installs "
                           "for the tests only")
                     bad += 1

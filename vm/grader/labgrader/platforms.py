@@ -60,7 +60,8 @@ def gradescope(result, seconds, steps=None, why=None, refused=None):
     for p, number, s, st in step_tests(result, steps):
         text = step_text(st) or "ok"
         if env and not st["passed"]:
-            text = "not graded (environment error: resubmit)\n" + text
+            text = "\n".join(["not graded (environment error: resubmit)"] +
+                              ([step_text(st)] if step_text(st) else []))
         tests.append({"name": s, "number": number, "score": st["score"],
                       "max_score": st["max"],
                       "status": "passed" if st["passed"] else "failed",
