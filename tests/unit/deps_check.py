@@ -149,7 +149,8 @@ SCRIPTS = ["Makefile", ".ci/run", "tests/run", "tests/*.sh", "tests/unit/*.sh",
            "docs/runs/record", "tests/grade/expect.sh",
            "tests/judges/record", "vm/platforms/container",
            "vm/platforms/image", "vm/platforms/grade-upload",
-           "vm/platforms/gradescope/*", "vm/platforms/prairielearn/*"]
+           "vm/platforms/gradescope/*", "vm/platforms/prairielearn/*",
+           "vm/platforms/github/summary"]
 
 
 def script_text(path):

@@ -10,7 +10,8 @@
   grader.py show RESULT [STEP...]      score lines and evidence (student)
   grader.py results RESULT FILE [STEP...]  Gradescope results.json
   grader.py platform KIND DEST SECONDS RESULT [STEP...]  KIND's results
-                                       file (gradescope, prairielearn)
+                                       file (gradescope, prairielearn,
+                                       github: its job summary)
   grader.py platform KIND DEST SECONDS --env-error|--refused TEXT
                                        the same when nothing was graded
   grader.py report OUT                 OUT/report.csv and OUT/report.md

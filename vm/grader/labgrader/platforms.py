@@ -1,13 +1,13 @@
 """The grading platforms' results files, from one student's result.json
 (or from none, when grading could not finish): Gradescope's
-results.json and PrairieLearn's.  Every text is plain text: the student's
+results.json, PrairieLearn's, and GitHub's job summary (Markdown).  Every text is plain text: the student's
 own lines are quoted in it (see "A submission is hostile input")."""
 import json
 import os
 
 from .lab import PART, PART_LINE
 from .reports import part_totals, render, result_steps
-from .text import safe
+from .text import mdtext, safe
 
 # What the student reads when the grader, not their program, failed:
 # never a silent 0.
@@ -100,6 +100,27 @@ def prairielearn(result, seconds, why=None, refused=None):
             "execution_time": int(seconds)}
 
 
+def github(result, why=None, refused=None):
+    """GitHub's job summary: the step table in Markdown, each text of the
+    student's escaped (mdtext)."""
+    if result is None:
+        return "## rdma-lab grade\n\n%s\n" % mdtext(
+            RESUBMIT % why if why else "Not graded: %s" % refused)
+    o = ["## rdma-lab grade", ""]
+    if result.get("env_error"):
+        o += [mdtext(RESUBMIT % result["env_error"]), ""]
+    if result.get("compile_error"):
+        o += ["Your program does not compile (see the job's log).", ""]
+    o += ["| step | part | points | result | hint |", "|---|---:|---:|---|---|"]
+    for p, number, s, st in step_tests(result):
+        o.append("| %s | %d | %d/%d | %s | %s |" % (
+            s, p, st["score"], st["max"], "OK" if st["passed"] else "FAIL",
+            mdtext(st["hint"]) if st["hint"] and not st["passed"] else ""))
+    o += [""] + ["- **%s: %d/%d**" % (PART_LINE.get(p, "Part %d" % p), g, t)
+                 for p, g, t in part_totals(result)]
+    return "\n".join(o) + "\n"
+
+
 def write_json(doc, dest):
     tmp = dest + ".tmp"
     with open(tmp, "w") as f:
@@ -107,7 +128,7 @@ def write_json(doc, dest):
     os.replace(tmp, dest)
 
 
-KINDS = ("gradescope", "prairielearn")
+KINDS = ("gradescope", "prairielearn", "github")
 
 
 def cmd_platform(kind, dest, seconds, what, rest):
@@ -120,6 +141,10 @@ def cmd_platform(kind, dest, seconds, what, rest):
         refused = rest[0]
     else:
         result = json.load(open(what))
+    if kind == "github":
+        with open(dest, "w") as f:
+            f.write(github(result, why, refused))
+        return 0
     if kind == "gradescope":
         doc = gradescope(result, seconds, rest if result else None, why,
                          refused)
