@@ -209,8 +209,11 @@ $(TOOLS)/scaffold/%.sh: lab/%.sh
 # ---------------------------------------------------------------------------
 
 # ---------------------------------------------------------------------------
-# Containers and grading platforms (vm/platforms/; docs/grading.md,
-# "Platforms"; docs/rxe-setup.md, "In a container").
+# Containers (docs/rxe-setup.md, "In a container") and grading platforms
+# (vm/platforms/).
+# only: instructor
+# The platforms: docs/grading.md, "Platforms".
+# end only
 #   make image       the lab's container image, rdma-lab (Dockerfile;
 #                    podman or docker): then
 #                    docker run --rm rdma-lab make demo
