@@ -286,6 +286,17 @@ elif [ "$gs_built" = 1 ]; then
 			fail "gradescope: $what" "$gs/$name/log"
 		fi
 	done
+	# No main.c at all: 0, and the text says why (no guests booted).
+	mkdir -p "$t_tmp/empty"
+	echo "my notes" >"$t_tmp/empty/notes.txt"
+	if gs_run empty "$t_tmp/empty" &&
+		expect gradescope "$gs/empty/results.json" \
+			'd["score"] == 0 and "no main.c" in d["output"]' \
+			>>"$gs/empty/log" 2>&1; then
+		ok "gradescope: an upload without main.c: 0, and why ($t_secs s)"
+	else
+		fail "gradescope: an upload without main.c" "$gs/empty/log"
+	fi
 	if gs_run killed "$t_tmp/good" /kill/killer &&
 		expect gradescope "$gs/killed/results.json" "$env" \
 			>>"$gs/killed/log" 2>&1; then
@@ -423,7 +434,7 @@ elif [ ! -s "$res" ]; then
 	skip "github: the step table: the image's grade of the reference did not run"
 elif vm/platforms/github/summary "$res" >"$t_tmp/sum.md" &&
 	[ "$(grep -c '| OK |' "$t_tmp/sum.md")" = "$nsteps" ] &&
-	expect_in "$t_tmp/sum.md" "^- \\*\\*Score: $max1/$max1\\*\\*\\$" &&
+	expect_in "$t_tmp/sum.md" '^- \*\*Score: '"$max1/$max1"'\*\*$' &&
 	vm/platforms/github/summary "$t_tmp/none.json" >"$t_tmp/none.md" &&
 	expect_in "$t_tmp/none.md" 'ENVIRONMENT ERROR'; then
 	ok "github: the step table of a real result, and of none"

@@ -11,6 +11,9 @@ from .text import mdtext, safe
 
 # What the student reads when the grader, not their program, failed:
 # never a silent 0.
+# An upload the grader would not read (no main.c, a link): 0, and why.
+REFUSED = ("Not graded: %s. Upload your main.c, or your repository with "
+           "lab/main.c, or a .zip or .tar.gz of either, and submit again.")
 RESUBMIT = ("ENVIRONMENT ERROR: the grader could not finish grading this "
             "submission, through no fault of your code (%s). Resubmit the "
             "same files; if it happens again, tell your instructor.")
@@ -53,7 +56,7 @@ def gradescope(result, seconds, steps=None, why=None, refused=None):
            "visibility": "visible", "stdout_visibility": "hidden"}
     if result is None:
         doc.update(score=0, tests=[], output=RESUBMIT % safe(why) if why
-                   else "Not graded: %s" % safe(refused))
+                   else REFUSED % safe(refused))
         return doc
     env = result.get("env_error")
     tests = []
@@ -79,8 +82,7 @@ def prairielearn(result, seconds, why=None, refused=None):
     if result is None or result.get("env_error"):
         why = why or (result or {}).get("env_error")
     if result is None:
-        text = RESUBMIT % safe(why) if why else "Not graded: %s" % safe(
-            refused)
+        text = RESUBMIT % safe(why) if why else REFUSED % safe(refused)
         return {"gradable": not why, "succeeded": not why, "score": 0,
                 "message": text, "output": text, "tests": [],
                 "execution_time": int(seconds)}
@@ -105,7 +107,7 @@ def github(result, why=None, refused=None):
     student's escaped (mdtext)."""
     if result is None:
         return "## rdma-lab grade\n\n%s\n" % mdtext(
-            RESUBMIT % why if why else "Not graded: %s" % refused)
+            RESUBMIT % why if why else REFUSED % refused)
     o = ["## rdma-lab grade", ""]
     if result.get("env_error"):
         o += [mdtext(RESUBMIT % result["env_error"]), ""]
