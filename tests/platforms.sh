@@ -8,7 +8,9 @@
 #     root laid out as Gradescope's (setup.sh at build), run_autograder at
 #     1 CPU and 2 GB: the reference as main.c, as lab/main.c of a
 #     repository and as a .zip file full marks, the skeleton 0, a run
-#     whose guests are killed an environment error that asks to resubmit;
+#     whose guests are killed an environment error that asks to resubmit,
+#     an upload without main.c 0 and why, and Gradescope's default
+#     768 MB an environment error that names the memory;
 #   - PrairieLearn: the image's entrypoint at 0.9 CPU and 2 GiB: score 1,
 #     0, and gradable false for the killed guests.
 # Every results.json is held to its platform's field names and types.
@@ -286,6 +288,20 @@ elif [ "$gs_built" = 1 ]; then
 			fail "gradescope: $what" "$gs/$name/log"
 		fi
 	done
+	# Gradescope's default limits: too little memory for the guests,
+	# said at once (no guests booted).
+	mkdir -p "$gs/small"
+	if timed in_image "$gs/small/log" --network none --memory 768m \
+		--cpus 0.5 -v "$t_tmp/good:/autograder/submission:ro" \
+		-v "$gs/small:/autograder/results" "$gs_image" \
+		/autograder/run_autograder &&
+		expect gradescope "$gs/small/results.json" \
+			'"768 MB of memory" in d["output"] and "Resubmit" in d["output"]' \
+			>>"$gs/small/log" 2>&1; then
+		ok "gradescope: at its defaults (768 MB): an environment error naming the memory ($t_secs s)"
+	else
+		fail "gradescope: at its defaults (768 MB)" "$gs/small/log"
+	fi
 	# No main.c at all: 0, and the text says why (no guests booted).
 	mkdir -p "$t_tmp/empty"
 	echo "my notes" >"$t_tmp/empty/notes.txt"
