@@ -239,7 +239,13 @@ RUN apt-get update -q && apt-get install -y -q --no-install-recommends \
 	cd /autograder/source && bash setup.sh
 WORKDIR /autograder
 EOF
+	gs_old=$("$ctr" image inspect --format '{{.Id}}' "$gs_image" 2>/dev/null ||
+		true) &&
 	timed "$ctr" build -t "$gs_image" "$gs" >>"$log" 2>&1; then
+	# The harness it replaces goes, unless something still uses it.
+	[ -z "$gs_old" ] || [ "$gs_old" = "$("$ctr" image inspect \
+		--format '{{.Id}}' "$gs_image")" ] ||
+		"$ctr" rmi "$gs_old" >/dev/null 2>&1 || true
 	ok "gradescope: make gradescope, setup.sh in Gradescope's layout ($t_secs s)"
 	gs_built=1
 else
