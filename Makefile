@@ -180,7 +180,7 @@ TOOLS_CFLAGS := -std=gnu11 -O2 -Wall -Wextra -Werror
 GRADER_TOOLS := $(TOOLS)/libtrace.so $(TOOLS)/probes $(TOOLS)/skew \
 	$(TOOLS)/jail $(TOOLS)/scaffold/support.o $(TOOLS)/scaffold/driver.o \
 	$(TOOLS)/scaffold/lab.h $(TOOLS)/scaffold/steps.h \
-	$(TOOLS)/scaffold/check-main.sh
+	$(TOOLS)/scaffold/check-main.sh $(TOOLS)/scaffold/standins.o
 .PHONY: grader-tools
 grader-tools: $(GRADER_TOOLS)
 $(TOOLS)/libtrace.so: vm/grader/tracer.c
@@ -198,6 +198,20 @@ $(TOOLS)/jail: vm/grader/jail.c
 $(TOOLS)/scaffold/%.o: lab/%.c $(LAB_HEADERS)
 	@mkdir -p $(@D)
 	$(CC) $(LAB_CFLAGS) -Ilab -c -o $@.tmp $< && mv $@.tmp $@
+# The reference's steps, each in a section of its own, linked in place of
+# a student's failed step (vm/grader/compile.sh, labgrader/rounds.py):
+# built from the solution, or in a handout, the copy make dist put there.
+$(TOOLS)/scaffold/standins.o: $(wildcard solution/main.c) $(LAB_HEADERS) \
+		lab/check-main.sh $(LAB_OBJS)
+	@mkdir -p $(@D)
+	if [ -e solution/main.c ]; then \
+		$(CC) $(LAB_CFLAGS) -ffunction-sections -Ilab -c \
+			-o $@.tmp.o solution/main.c && \
+		CC='$(CC)' sh lab/check-main.sh solution/main.c $@.tmp.o \
+			$(LAB_OBJS); \
+	else \
+		cp vm/grader/reference/standins.o $@.tmp.o; \
+	fi && mv $@.tmp.o $@
 $(TOOLS)/scaffold/%.h: lab/%.h
 	@mkdir -p $(@D)
 	cp $< $@.tmp && mv $@.tmp $@
