@@ -7,6 +7,10 @@
                                        names that collide (grade-all)
   grader.py clean                      stdin without terminal controls
   grader.py analyze RESDIR RUNDIR DEST  judge one student: DEST/result.json
+  grader.py next-round STUDENT         the steps to stand in for in its
+                                       next round (STUDENT/round-K/), or
+                                       nothing: every step judged
+  grader.py merge-rounds STUDENT       STUDENT/result.json from its rounds
   grader.py show RESULT [STEP...]      score lines and evidence (student)
   grader.py results RESULT FILE [STEP...]  Gradescope results.json
   grader.py report OUT                 OUT/report.csv and OUT/report.md
@@ -40,6 +44,7 @@ from labgrader.evidence.kernel import cmd_leaks
 from labgrader.evidence.wire import cmd_slice, parse_pcap
 from labgrader.lab import POINTS, cmd_steps
 from labgrader.reports import cmd_report, cmd_results, cmd_show
+from labgrader.rounds import cmd_merge_rounds, cmd_next_round
 from labgrader.student import cmd_analyze
 from labgrader.submissions import (cmd_clean, cmd_names, cmd_payloads,
                                    cmd_unpack)
@@ -52,7 +57,8 @@ ARGS = {"payloads": (1, None), "unpack": (2, 2), "names": (1, 1),
         "clean": (0, 0), "analyze": (3, 3), "show": (1, None),
         "results": (2, None), "report": (1, 1), "merge": (2, None),
         "progress": (2, None), "leaks": (1, 1), "packets": (1, 1),
-        "slice": (2, 2), "steps": (0, 1)}
+        "slice": (2, 2), "steps": (0, 1), "next-round": (1, 1),
+        "merge-rounds": (1, 1)}
 
 
 def usage_line(cmd):
@@ -90,7 +96,8 @@ def main(argv):
     # every command, a file it cannot read or write (a DEST it may not
     # create) is one line too; anything else is a bug, with its traceback.
     caught = (OSError, ValueError, KeyError, TypeError) if cmd in (
-        "show", "results", "report", "names", "clean") else OSError
+        "show", "results", "report", "names", "clean", "next-round",
+        "merge-rounds") else OSError
     try:
         return run(cmd, args)
     except caught as e:
@@ -121,6 +128,10 @@ def run(cmd, args):
         return cmd_clean()
     if cmd == "analyze":
         return cmd_analyze(args[0], args[1], args[2])
+    if cmd == "next-round":
+        return cmd_next_round(args[0])
+    if cmd == "merge-rounds":
+        return cmd_merge_rounds(args[0])
     if cmd == "show":
         return cmd_show(args[0], bad or None)
     if cmd == "results":

@@ -21,10 +21,10 @@ import re
 from .hints import HINTS
 from .lab import STEP_NAMES
 from .reports import part_totals
+from .text import read, write_atomic
 
-# The rounds of a student: NAME/round-K/ (K >= 2) beside round 1's
-# NAME/result.json, each with its result.json and standins (the steps stood
-# in for, one line).
+# The rounds of a student: NAME/round-K/ with its result.json and standins
+# (the steps stood in for, on one line; none in round 1).
 ROUND_DIR = re.compile(r"^round-(\d+)$")
 
 
@@ -109,16 +109,43 @@ def merge(rounds, source):
     return base
 
 
-def load(student_dir):
-    """[(standins, result)] of a student's rounds, round 1 first."""
-    def result(d):
-        with open(os.path.join(d, "result.json")) as f:
-            return json.load(f)
-    rounds = [([], result(student_dir))]
+def load(student):
+    """[(standins, result)] of a student's rounds so far, round 1 first:
+    STUDENT/round-K/{result.json,standins}."""
+    rounds = []
     ks = sorted(int(m.group(1)) for m in
-                (ROUND_DIR.match(n) for n in os.listdir(student_dir)) if m)
+                (ROUND_DIR.match(n) for n in os.listdir(student)) if m)
     for k in ks:
-        d = os.path.join(student_dir, "round-%d" % k)
-        with open(os.path.join(d, "standins")) as f:
-            rounds.append((f.read().split(), result(d)))
+        d = os.path.join(student, "round-%d" % k)
+        with open(os.path.join(d, "result.json")) as f:
+            result = json.load(f)
+        standins = (read(os.path.join(d, "standins")) or "").split()
+        if [s for s in standins if s not in STEP_NAMES] or \
+                (k == 1) != (not standins):
+            raise ValueError("round %d: stand-ins %r" % (k, standins))
+        rounds.append((standins, result))
+    if not rounds or ks != list(range(1, len(ks) + 1)):
+        raise ValueError("no rounds 1..K in " + student)
     return rounds
+
+
+def cmd_next_round(student):
+    """The stand-ins of the student's next round, on one line; nothing
+    when every step of the student's own is judged."""
+    rounds = load(student)
+    nxt = None
+    if len(rounds) <= len(STEP_NAMES):
+        nxt = next_standins(rounds, read(os.path.join(student, "main.c")) or "")
+    if nxt:
+        print(" ".join(nxt))
+    return 0
+
+
+def cmd_merge_rounds(student):
+    """STUDENT/result.json from its rounds."""
+    rounds = load(student)
+    result = merge(rounds, read(os.path.join(student, "main.c")) or "")
+    result["name"] = rounds[0][1].get("name")
+    write_atomic(os.path.join(student, "result.json"),
+                 json.dumps(result, indent=1))
+    return 0
