@@ -5,7 +5,8 @@
         every relative link and image in the files points at a file
     docs_check.py failures SOURCE.c FILE...
         every quoted "lab STEP FAIL: ..." / "hint: ..." line matches a
-        message in the program's source
+        message in the program's source, and a FAIL line's closing
+        "code=NAME" is a code of lab/codes.h
     docs_check.py shapes FRESH.log... -- FILE...
         every quoted "lab STEP ok ..." line has the keys, in order, and the
         kinds of values that a fresh run of the program printed
@@ -98,12 +99,23 @@ def messages(source):
 
 def failures(source, files):
     pats = messages(source)
+    with open(os.path.join(ROOT, "lab", "codes.h"), encoding="utf-8") as f:
+        fam = {"LAB_CODE": "", "LAB_WC": "WC_", "LAB_ERRNO": "ERRNO_"}
+        codes = {fam[a] + b for a, b in re.findall(
+            r"^(LAB_CODE|LAB_WC|LAB_ERRNO)\((\w+)\)$", f.read(), re.M)}
     bad = n = 0
     for path in files:
         for num, step, kind, rest in lab_lines(path):
             if kind == "ok":
                 continue
             n += 1
+            m = re.fullmatch(r"(.*) code=(\S+)", rest)
+            if kind == "FAIL:" and m:
+                rest = m.group(1)
+                if m.group(2) not in codes:
+                    print("%s:%d: lab %s FAIL: code=%s is not in lab/codes.h"
+                          % (path, num, step, m.group(2)))
+                    bad += 1
             if not any(p.fullmatch(rest) for p in pats):
                 print("%s:%d: lab %s %s %s: no such message in %s"
                       % (path, num, step, kind, rest, source))
