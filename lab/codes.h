@@ -8,7 +8,7 @@
  *
  *	LAB_CODE(NAME)	a check of the lab's own: code=NAME
  *	LAB_WC(NAME)	a completion with status IBV_WC_NAME: code=WC_NAME
- *	LAB_ERRNO(NAME)	a verb or system call that failed with errno NAME:
+ *	LAB_ERRNO(NAME)	a verb or system call failed with errno NAME:
  *			code=ERRNO_NAME
  *
  * What each code means, and which line prints it: docs/protocol.md.
