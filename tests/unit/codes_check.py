@@ -34,12 +34,21 @@ def text(path):
 
 names = read_codes()
 doc = text("docs/protocol.md")
-sec = doc.split("<!-- codes: lab/codes.h -->", 1)[-1].lstrip("\n")
-sec = sec.split("\n\n", 1)[0]
-rows = re.findall(r"^\| `([A-Z][A-Z0-9_]*)` \|", sec, re.M)
-check("codes_docs_table (%d codes of lab/codes.h, in its order)" % len(names),
-      rows == names, "in one only: %s" % (
-          sorted(set(rows) ^ set(names)) or "none; another order"))
+# The section's tables, the core's and part two's, down to the next
+# heading or the exit status.
+sec = doc.split("<!-- codes: lab/codes.h -->", 1)[-1]
+sec = re.split(r"^(?:#|Exit status)", sec, 1, flags=re.M)[0]
+tables = [re.findall(r"^\| `([A-Z][A-Z0-9_]*)` \|", s, re.M)
+          for s in re.split(r"\n\n(?=\| code )", sec)]
+rows = [r for tab in tables for r in tab]
+in_order = all(tab == sorted(tab, key=names.index) for tab in tables
+               if not set(tab) - set(names))
+check("codes_docs_table (%d codes of lab/codes.h, once each, in its order)"
+      % len(names), sorted(rows) == sorted(names) and in_order,
+      "in one only: %s; twice: %s" % (
+          sorted(set(rows) ^ set(names)),
+          sorted({r for r in rows if rows.count(r) > 1}) or
+          "none; another order"))
 
 csrc = "".join(text(p) for p in ("lab/support.c", "lab/driver.c",
                                  "solution/main.c"))
