@@ -180,7 +180,8 @@ TOOLS_CFLAGS := -std=gnu11 -O2 -Wall -Wextra -Werror
 GRADER_TOOLS := $(TOOLS)/libtrace.so $(TOOLS)/probes $(TOOLS)/skew \
 	$(TOOLS)/jail $(TOOLS)/scaffold/support.o $(TOOLS)/scaffold/driver.o \
 	$(TOOLS)/scaffold/lab.h $(TOOLS)/scaffold/steps.h \
-	$(TOOLS)/scaffold/check-main.sh $(TOOLS)/scaffold/standins.o
+	$(TOOLS)/scaffold/codes.h $(TOOLS)/scaffold/check-main.sh \
+	$(TOOLS)/scaffold/standins.o
 .PHONY: grader-tools
 grader-tools: $(GRADER_TOOLS)
 $(TOOLS)/libtrace.so: vm/grader/tracer.c

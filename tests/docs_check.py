@@ -5,7 +5,8 @@
         every relative link and image in the files points at a file
     docs_check.py failures SOURCE.c FILE...
         every quoted "lab STEP FAIL: ..." / "hint: ..." line matches a
-        message in the program's source
+        message in the program's source, and a FAIL line's closing
+        "code=NAME" is a code of lab/codes.h
     docs_check.py shapes FRESH.log... -- FILE...
         every quoted "lab STEP ok ..." line has the keys, in order, and the
         kinds of values that a fresh run of the program printed

@@ -3,6 +3,8 @@ the program's source; each ok line has the keys and kinds of values of a
 fresh run's."""
 import re
 
+from labgrader.codes import CODES
+
 from . import STEPS, lab_lines
 
 
@@ -29,6 +31,13 @@ def failures(source, files):
             if kind == "ok":
                 continue
             n += 1
+            m = re.fullmatch(r"(.*) code=(\S+)", rest)
+            if kind == "FAIL:" and m:
+                rest = m.group(1)
+                if m.group(2) not in CODES:
+                    print("%s:%d: lab %s FAIL: code=%s is not in lab/codes.h"
+                          % (path, num, step, m.group(2)))
+                    bad += 1
             if not any(p.fullmatch(rest) for p in pats):
                 print("%s:%d: lab %s %s %s: no such message in %s"
                       % (path, num, step, kind, rest, source))

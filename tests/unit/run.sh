@@ -259,6 +259,10 @@ else
 	fail grader_one_judge_per_step "$BIN/judges.out"
 fi
 
+# ---- FAIL lines' cause codes: lab/codes.h, protocol.md, the grader ----
+python3 -B tests/unit/codes_check.py >"$BIN/codes.out" 2>&1
+tally codes_check "$BIN/codes.out" $?
+
 # ---- the grader's evidence readers, on recorded evidence ----
 # The guest kernel's trace (tests/unit/ktrace/, from real grading runs)
 # and the wire's ICRC (docs/runs/demo.pcap).
@@ -333,7 +337,7 @@ X
 rc=$?
 if [ "$rc" -eq 1 ] && [ ! -s "$BIN/run.out" ] &&
 	[ "$(head -n 1 "$BIN/run.err")" = \
-		"lab open_device FAIL: TODO open_device is not implemented" ]; then
+		"lab open_device FAIL: TODO open_device is not implemented code=TODO" ]; then
 	ok skeleton_stops_at_open_device
 else
 	ko skeleton_stops_at_open_device \
