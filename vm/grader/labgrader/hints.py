@@ -133,3 +133,18 @@ HINTS = {
     "atomic_traced": "the atomics must be done by your own program: post "
     "them and wait for their completions",
 }
+
+# The hints whose cause is in the code of an earlier step than the one
+# that failed: the access flags of an MR (create_resources) or of the QP
+# (qp_to_init), the receives posted and the read credits given before RTR
+# (connect).  Each step is judged on its own code (rounds.py): the loss
+# goes to that step, and the failed step is judged again with the
+# reference's version of that step in place of the student's.
+CAUSE = {
+    "late_recv": "connect", "rnr": "connect", "rd_credits": "connect",
+    "read_mr": "create_resources", "read_local": "create_resources",
+    "mr_remote": "create_resources",
+    "read_qp": "qp_to_init", "atomic_qp": "qp_to_init",
+    "qp_remote": "qp_to_init",
+}
+CAUSE_OF_HINT = {HINTS[k]: s for k, s in CAUSE.items()}

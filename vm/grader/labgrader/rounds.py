@@ -37,12 +37,18 @@ def todo_steps(source):
 
 
 def first_failure(result, standins):
-    """The first step, in order, that is neither stood in for nor passed."""
+    """(failed, blamed): the first step, in order, that is neither stood in
+    for nor passed, and the step its cause is in: itself, or an earlier
+    step not yet stood in for whose code the judge named (the "cause" of
+    a step's result, from its hint: hints.CAUSE).  (None, None): none."""
     for s in STEP_NAMES:
         st = result["steps"].get(s)
         if s not in standins and st and not st["passed"]:
-            return s
-    return None
+            c = st.get("cause")
+            ok = c in STEP_NAMES and c not in standins and \
+                STEP_NAMES.index(c) < STEP_NAMES.index(s)
+            return s, c if ok else s
+    return None, None
 
 
 def next_standins(rounds, source):
@@ -52,13 +58,15 @@ def next_standins(rounds, source):
     standins, result = rounds[-1]
     if result.get("compile_error") or result.get("env_error"):
         return None
-    f = first_failure(result, standins)
+    f, blamed = first_failure(result, standins)
     if f is None:
         return None
     todo = set(todo_steps(source))
-    nxt = set(standins) | {f} | todo
-    later = STEP_NAMES[STEP_NAMES.index(f) + 1:]
-    # Judged again only what this round did not pass, of the student's own.
+    nxt = set(standins) | {blamed} | todo
+    # Judged again: what this round did not pass, of the student's own,
+    # after the step stood in for (the failed step itself, when the
+    # cause was an earlier one).
+    later = STEP_NAMES[STEP_NAMES.index(blamed) + 1:]
     left = [s for s in later if s not in nxt and
             not result["steps"].get(s, {"passed": True})["passed"]]
     if not left:
@@ -73,22 +81,35 @@ def merge(rounds, source):
     if len(rounds) == 1:
         return base
     todo = set(todo_steps(source))
+    # The round in which each blamed step was blamed, for which failure.
     firsts = {}
-    for k, (standins, result) in enumerate(rounds):
-        f = first_failure(result, standins)
-        if f is not None and f not in firsts:
-            firsts[f] = k
+    for k, (standins, result) in enumerate(rounds[:-1]):
+        f, blamed = first_failure(result, standins)
+        if f is not None and blamed not in firsts:
+            firsts[blamed] = (k, f)
     steps = {}
     for s in STEP_NAMES:
         own = [(k, r) for k, (si, r) in enumerate(rounds) if s not in si]
         passed = [(k, r) for k, r in own if r["steps"][s]["passed"]]
-        if passed:
+        blamed_for = None
+        if s in firsts:
+            k, f = firsts[s]
+            r = rounds[k][1]
+            blamed_for = f if f != s else None
+        elif passed:
             k, r = passed[0]
-        elif s in firsts:
-            k, r = firsts[s], rounds[firsts[s]][1]
         else:
             k, r = own[-1]
-        st = dict(r["steps"][s])
+        if blamed_for:
+            # This step's code holds the cause of a later step's failure:
+            # the loss is this step's, with that step's evidence.
+            fs = r["steps"][blamed_for]
+            st = dict(r["steps"][s], score=0, passed=False, hint=fs["hint"],
+                      evidence=["  seen in step %s, whose failure comes "
+                                "from this step's code:" % blamed_for] +
+                      fs["evidence"])
+        else:
+            st = dict(r["steps"][s])
         if s in todo and not st["passed"] and s not in firsts:
             st["evidence"] = ["  lab_todo(ctx, \"%s\") is still in your "
                               "step_%s: not implemented" % (s, s)]
