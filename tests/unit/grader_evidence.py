@@ -1,7 +1,8 @@
 """The grader's evidence readers, on recorded evidence (no guests): the
 guest kernel's trace (tests/unit/ktrace/, recorded from real grading runs
-of the reference, the notice_early mistake and the raw_barrier hostile,
-the guests at their addresses 192.0.2.1 and .2) and the wire's ICRC
+of the reference, the notice_early mistake, the raw_barrier hostile and
+tests/grade/ext.c, the guests at their addresses 192.0.2.1 and .2, and
+of a small loopback program in one guest) and the wire's ICRC
 (docs/runs/demo.pcap).  One "ok NAME" or "FAIL NAME: why" line per
 check."""
 import os
@@ -137,6 +138,30 @@ check("ktrace_start_and_next_poll_take_completions",
 check("ktrace_one_receive_is_one",
       [e["n"] for e in loop if e["_fn"] == "ibv_post_recv"] == ["1", "1"],
       [e for e in loop if e["_fn"] == "ibv_post_recv"])
+# ext.c's real runs (tests/grade/ext.c, graded: ext-client.txt, p2's
+# client; ext-server.txt, p1's server): what the judges read of them is
+# what they read of the reference's.
+ext_cli = kernel.parse_ktrace(kt("ext-client.txt"))
+ext_srv = kernel.parse_ktrace(kt("ext-server.txt"))
+made = {e["_fn"] for e in ext_cli if kernel.created(e["_ret"])}
+check("ktrace_ex_client_made_what_the_reference_made", want <= made and
+      not any(kernel.leaks(ext_cli)), "created: %s" % sorted(made))
+check("ktrace_ex_client_posts",
+      [text.num(e["opcode"]) for e in ext_cli if e["_fn"] ==
+       "ibv_post_send" and e["_ret"] == "0"] == [2, 3, 0, 4, 1, 6, 5],
+      [e for e in ext_cli if e["_fn"] == "ibv_post_send"])
+check("ktrace_ex_notices_after_the_completions",
+      kernel.write_done_early(ext_cli, SRV) is False and
+      kernel.notice_early(ext_cli, kernel.signal_at(
+          ext_cli, "client", "atomic_done", SRV),
+          [verbs.WC_FETCH_ADD, verbs.WC_COMP_SWAP]) is False,
+      "write or atomic notice before its completions")
+at = kernel.signal_at(ext_srv, "server", "barrier", CLI)
+check("ktrace_ex_server_receives_one_list_before_the_barrier",
+      at is not None and kernel.recvs_before(ext_srv, at) == 3 and
+      len([e for e in ext_srv if e["_fn"] == "ibv_post_recv"]) == 1,
+      "barrier at %s, %s receives before" % (
+          at, kernel.recvs_before(ext_srv, at or 0)))
 # An abort posts nothing; a complete that failed posts with its result.
 L = "           <...>-9     [000] DNZff    1.0: %s: (0x1) qp=0x5 qpn=0x12 "
 aborted = kernel.parse_ktrace("\n".join([

@@ -19,7 +19,10 @@
  *                "lab"; a kprobe's place is a kernel symbol, an uprobe's
  *                FILE:OFFSET): libibverbs' entry points, found with
  *                dlvsym(), and the provider's post_send, post_recv and
- *                poll_cq, read from DEV's context ops, placed through
+ *                poll_cq, read from DEV's context ops, and the extended
+ *                API's (ibv_create_qp_ex, ibv_wr_*, ibv_create_cq_ex,
+ *                ibv_start_poll), read from its verbs_context and from a
+ *                QP and a CQ made for the purpose, placed through
  *                /proc/self/maps
  *
  * Run as root in the guest at boot.  Exit status 1 with one line on
