@@ -186,11 +186,11 @@ static int probes_wr(char *buf, size_t size, const char *wr, const char *sfx)
 		" len%s=+%u(+%u(%s)):u32",
 		sfx, OFF(w, opcode), wr, sfx, OFF(w, send_flags), wr, sfx,
 		OFF(w, imm_data), wr, sfx, OFF(w, wr.rdma.remote_addr), wr, sfx,
-		OFF(w, wr.rdma.rkey), wr, sfx, OFF(w, wr.atomic.remote_addr), wr,
-		sfx, OFF(w, wr.atomic.rkey), wr, sfx, OFF(w, wr.atomic.compare_add),
-		wr, sfx, OFF(w, wr.atomic.swap), wr, sfx, OFF(w, num_sge), wr, sfx,
-		OFF(struct ibv_sge, addr), sg, wr, sfx, OFF(struct ibv_sge, length),
-		sg, wr);
+		OFF(w, wr.rdma.rkey), wr, sfx, OFF(w, wr.atomic.remote_addr),
+		wr, sfx, OFF(w, wr.atomic.rkey), wr, sfx,
+		OFF(w, wr.atomic.compare_add), wr, sfx, OFF(w, wr.atomic.swap),
+		wr, sfx, OFF(w, num_sge), wr, sfx, OFF(struct ibv_sge, addr),
+		sg, wr, sfx, OFF(struct ibv_sge, length), sg, wr);
 
 	return n < 0 || (size_t)n >= size ? -1 : n;
 }
@@ -263,10 +263,12 @@ static int probes_ext(struct ibv_context *ctx, const char *qp_ret)
 	};
 	struct ibv_qp_init_attr_ex qp_attr = {
 		.qp_type = IBV_QPT_RC,
-		.cap = { .max_send_wr = 1, .max_recv_wr = 1,
-			 .max_send_sge = 1, .max_recv_sge = 1 },
-		.comp_mask = IBV_QP_INIT_ATTR_PD |
-			     IBV_QP_INIT_ATTR_SEND_OPS_FLAGS,
+		.cap = { .max_send_wr = 1,
+			 .max_recv_wr = 1,
+			 .max_send_sge = 1,
+			 .max_recv_sge = 1 },
+		.comp_mask =
+			IBV_QP_INIT_ATTR_PD | IBV_QP_INIT_ATTR_SEND_OPS_FLAGS,
 		.send_ops_flags = IBV_QP_EX_WITH_RDMA_WRITE |
 				  IBV_QP_EX_WITH_RDMA_WRITE_WITH_IMM |
 				  IBV_QP_EX_WITH_SEND |
@@ -301,11 +303,13 @@ static int probes_ext(struct ibv_context *ctx, const char *qp_ret)
 	if (x) {
 		struct probes_ext_fn fns[] = {
 			{ .event = "ibv_create_qp_ex",
-			  .addr = (void *)vctx->create_qp_ex, .ret = qp_ret },
+			  .addr = (void *)vctx->create_qp_ex,
+			  .ret = qp_ret },
 			{ .event = "ibv_create_cq_ex",
 			  .addr = (void *)vctx->create_cq_ex,
 			  .ret = "ret=$retval:x64" },
-			{ .event = "ibv_wr_start", .addr = (void *)x->wr_start },
+			{ .event = "ibv_wr_start",
+			  .addr = (void *)x->wr_start },
 			{ .event = "ibv_wr_send", .addr = (void *)x->wr_send },
 			{ .event = "ibv_wr_send_imm",
 			  .addr = (void *)x->wr_send_imm },
@@ -330,7 +334,8 @@ static int probes_ext(struct ibv_context *ctx, const char *qp_ret)
 			{ .event = "ibv_wr_complete",
 			  .addr = (void *)x->wr_complete,
 			  .ret = "ret=$retval:s32" },
-			{ .event = "ibv_wr_abort", .addr = (void *)x->wr_abort },
+			{ .event = "ibv_wr_abort",
+			  .addr = (void *)x->wr_abort },
 		};
 
 		snprintf(fns[0].args, sizeof(fns[0].args),
@@ -345,11 +350,11 @@ static int probes_ext(struct ibv_context *ctx, const char *qp_ret)
 			 OFF(ci, cqe), A2, OFF(ci, channel), A2);
 		for (i = 2; i < 4; i++)
 			snprintf(fns[i].args, sizeof(fns[i].args), "%s", qpf);
-		snprintf(fns[4].args, sizeof(fns[4].args), "%s imm=%s:x32",
-			 qpf, A2);
+		snprintf(fns[4].args, sizeof(fns[4].args), "%s imm=%s:x32", qpf,
+			 A2);
 		snprintf(fns[5].args, sizeof(fns[5].args), "%s", rk);
-		snprintf(fns[6].args, sizeof(fns[6].args), "%s imm=%s:x32",
-			 rk, A4);
+		snprintf(fns[6].args, sizeof(fns[6].args), "%s imm=%s:x32", rk,
+			 A4);
 		snprintf(fns[7].args, sizeof(fns[7].args), "%s", rk);
 		snprintf(fns[8].args, sizeof(fns[8].args), "%s cmp_add=%s:x64",
 			 rk, A4);
@@ -371,15 +376,16 @@ static int probes_ext(struct ibv_context *ctx, const char *qp_ret)
 		for (i = 14; i < 16; i++)
 			snprintf(fns[i].args, sizeof(fns[i].args), "%s", qpf);
 		for (i = 0; i < (int)(sizeof(fns) / sizeof(fns[0])); i++)
-			bad |= probes_at(fns[i].event, fns[i].addr,
-					 fns[i].args, fns[i].ret);
+			bad |= probes_at(fns[i].event, fns[i].addr, fns[i].args,
+					 fns[i].ret);
 		/* How many completions a poll of the extended CQ took. */
 		bad |= probes_ret("ibv_start_poll", (void *)cq->start_poll,
 				  "ret=$retval:s32");
 		bad |= probes_ret("ibv_next_poll", (void *)cq->next_poll,
 				  "ret=$retval:s32");
 	} else {
-		bad |= probes_err("cannot make an extended QP on", "the device");
+		bad |= probes_err("cannot make an extended QP on",
+				  "the device");
 	}
 	if (qp && ibv_destroy_qp(qp))
 		bad |= probes_err("cannot destroy", "the extended QP");
