@@ -29,7 +29,7 @@ make -s all lab >/dev/null 2>&1 || fail "make all"
 # --- the batch --------------------------------------------------------------
 # In the guests: what this machine's kernel, limits and timing decide
 # (the hostile seeds, the races), the reference and the skeleton, alt.c,
-# and wrong_rkey (the shards below).  The other mistakes are judged by
+# ext.c (the extended verbs API) and wrong_rkey (the shards below).  The other mistakes are judged by
 # tests/judges.sh on their recorded evidence, which it holds to this
 # tree's sources (a lab mistake's evidence is the same on every run:
 # grading each in the guests again cost 150 s here).  JUDGES_RECORD=1
@@ -39,6 +39,7 @@ live="$races wrong_rkey"
 cp solution/main.c "$subs/reference.c"
 cp lab/main.c "$subs/skeleton.c"
 python3 tests/grade/mkalt.py lab/main.c tests/grade/alt.c >"$subs/alt.c"
+python3 tests/grade/mkalt.py lab/main.c tests/grade/ext.c >"$subs/ext.c"
 for f in vm/grader/mistakes/*.sed tests/grade/hostile/*.sed; do
 	name=$(basename "$f" .sed)
 	if [ -z "${JUDGES_RECORD:-}" ] && [[ $f != */hostile/* ]] &&
@@ -103,7 +104,7 @@ fi
 # tests/judges.sh).
 expect_init "$out"
 rep=$out/students
-expect_full reference reference-2 alt tarball
+expect_full reference reference-2 alt ext tarball
 expect_skeleton
 expect_mistakes --graded "$rep/reference/log.txt"
 
