@@ -47,9 +47,15 @@ import subprocess
 import sys
 import zlib
 
-with open(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lab",
-                       "steps.h"), encoding="utf-8") as _f:
-    STEPS = re.findall(r"^LAB_STEP\((\w+), \d+, \d+\)$", _f.read(), re.M)
+# lab/steps.h as the grader reads it (labgrader.lab.read_steps, the one
+# reader); no __pycache__ in the grader's folder, which guests and
+# handouts see as it is.
+sys.dont_write_bytecode = True
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                                "..", "vm", "grader"))
+from labgrader.lab import read_steps  # noqa: E402
+
+STEPS = [n for n, _, _ in read_steps()[0]]
 LINK = re.compile(r"!?\[[^\]]*\]\(([^)\s]+)(?:\s+\"[^\"]*\")?\)")
 LAB = re.compile(r"lab (\w+) (ok|FAIL:|hint:)(.*)$")
 
@@ -705,11 +711,8 @@ NUMBERS = {w: i for i, w in enumerate(
 
 def handout(top):
     os.chdir(top)
-    with open("lab/steps.h", encoding="utf-8") as f:
-        src = f.read()
-    parts = int(re.search(r"^#define LAB_PARTS (\d+)$", src, re.M).group(1))
-    steps = [(n, int(p), int(q)) for n, p, q in
-             re.findall(r"^LAB_STEP\((\w+), (\d+), (\d+)\)$", src, re.M)]
+    # The handout's own steps.h, whose LAB_PARTS make dist may have set.
+    steps, parts = read_steps("lab/steps.h")
     mine = {n for n, _, q in steps if q <= parts}
     slots = 3 if parts >= 2 else 2
     points = {q: sum(p for _, p, pq in steps if pq == q) for q in (1, 2)}

@@ -207,7 +207,7 @@ else
 fi
 # One stub per step of lab/steps.h, in its order, and nothing else: the
 # student's file starts at its first TODO and holds only the steps.
-want=$(sed -n 's/^LAB_STEP(\([a-z_]*\), [0-9]*, [0-9]*)$/\1/p' lab/steps.h | tr '\n' ' ')
+want=$(lab_steps | tr '\n' ' ')
 got=$(sed -n 's/^\treturn lab_todo(ctx, "\([a-z_]*\)");$/\1/p' lab/main.c |
 	tr '\n' ' ')
 if [ -n "$want" ] && [ "$got" = "$want" ]; then

@@ -60,13 +60,23 @@ PAIR_TITLE = {
 }
 
 
+# grader.py steps's selections: which steps each prints.
+STEP_SELECTIONS = {
+    None: lambda part: True,                    # every part's
+    "--graded": lambda part: part <= LAB_PARTS,  # the parts the course does
+    "--later": lambda part: part > LAB_PARTS,    # the parts it leaves out
+}
+
+
 def cmd_steps(which):
-    """lab/steps.h for shell and docs checks, so that they need no parser
-    of their own: NAME POINTS PART per step, in order, every part's; or,
-    with --parts, LAB_PARTS."""
+    """lab/steps.h for the shell, awk and docs checks, so that they need
+    no parser of their own: NAME POINTS PART per step, in order, of every
+    part, of the parts graded (--graded) or of those after them (--later);
+    or, with --parts, LAB_PARTS."""
     if which == "--parts":
         print(LAB_PARTS)
-    else:
-        for s, pts, part in STEP_TABLE:
+        return 0
+    for s, pts, part in STEP_TABLE:
+        if STEP_SELECTIONS[which](part):
             print(s, pts, part)
     return 0
