@@ -228,27 +228,30 @@ fi
 
 # ---- the grader: one judge per step, as docs/grading.md lists them ----
 # The judges registered (@judge), lab/steps.h and the evidence table of
-# docs/grading.md: the same steps, order and points (steps_agree.py).
-if python3 tests/unit/steps_agree.py >"$BIN/judges.out" 2>&1; then
+# docs/grading.md: the same steps, order and points; its pairings table
+# is vm/grader/pairings.tsv's (tables_agree.py).
+if python3 tests/unit/tables_agree.py >"$BIN/judges.out" 2>&1; then
 	ok "grader_one_judge_per_step ($(cat "$BIN/judges.out"))"
 else
 	fail grader_one_judge_per_step "$BIN/judges.out"
 fi
-# ... and the check notices a table that drifts: two rows swapped, or a
-# step's points changed.
+# ... and the check notices a table that drifts: two steps swapped, a
+# step's points changed, a pairing's roles swapped.
 # shellcheck disable=SC2016 # backquotes of markdown, not of the shell
 sed '/^| `send` | /{h;d};/^| `send_imm` | /G' docs/grading.md >"$BIN/swapped.md"
 # shellcheck disable=SC2016 # backquotes of markdown, not of the shell
 sed 's/^| `atomic` | [0-9]* |/| `atomic` | 9 |/' docs/grading.md \
 	>"$BIN/points.md"
-for drift in swapped points; do
+sed 's/^| p1 | student | reference |$/| p1 | reference | student |/' \
+	docs/grading.md >"$BIN/pairing.md"
+for drift in swapped points pairing; do
 	if cmp -s docs/grading.md "$BIN/$drift.md"; then
-		ko "steps_agree_notices_$drift" "the sed changed nothing"
-	elif python3 tests/unit/steps_agree.py "$BIN/$drift.md" \
+		ko "tables_agree_notices_$drift" "the sed changed nothing"
+	elif python3 tests/unit/tables_agree.py "$BIN/$drift.md" \
 		>"$BIN/drift.out" 2>&1; then
-		ko "steps_agree_notices_$drift" "a drifted table passed"
+		ko "tables_agree_notices_$drift" "a drifted table passed"
 	else
-		ok "steps_agree_notices_$drift ($(grep -c . "$BIN/drift.out") lines)"
+		ok "tables_agree_notices_$drift ($(grep -c . "$BIN/drift.out") lines)"
 	fi
 done
 

@@ -1,15 +1,18 @@
 #!/usr/bin/env python3
-"""The judges registered (@judge in vm/grader/labgrader/judges/STEP.py),
+"""The tables that docs/grading.md repeats agree with their homes.
+
+The judges registered (@judge in vm/grader/labgrader/judges/STEP.py),
 lab/steps.h (as the grader reads it) and the evidence table of
 docs/grading.md name the same steps, in the same order, with the same
 points; each step is judged on both sides, by judges defined in the
-step's own module.
+step's own module.  The pairings table of docs/grading.md ("What is run")
+is vm/grader/pairings.tsv's, as the grader reads it.
 
-    steps_agree.py [GRADING.md]
+    tables_agree.py [GRADING.md]
 
-Prints the steps and exits 0 when they agree; else says what differs and
-exits 1.  GRADING.md (default docs/grading.md) lets the unit tests show
-that a table that drifts is caught."""
+Prints the steps and pairings and exits 0 when they agree; else says
+what differs and exits 1.  GRADING.md (default docs/grading.md) lets the
+unit tests show that a table that drifts is caught."""
 import os
 import re
 import sys
@@ -31,8 +34,28 @@ def table_rows(path):
             re.finditer(r"^\| `(\w+)` \| (\d+) \|", doc, re.M)]
 
 
+def section(doc, title):
+    """The text of a section of docs/grading.md, up to the next."""
+    return doc.split("## " + title, 1)[-1].split("\n## ", 1)[0]
+
+
+def pairing_rows(doc):
+    """{pairing: {"server": who, "client": who}} of the table in "What is
+    run", with "reference" written as the grader's "ref"."""
+    who = {"student": "student", "reference": "ref"}
+    return {m.group(1): {"server": who.get(m.group(2)),
+                         "client": who.get(m.group(3))}
+            for m in re.finditer(r"^\| (p\d+) \| (\w+) \| (\w+) \|$",
+                                 section(doc, "What is run"), re.M)}
+
+
 def main(argv):
-    rows = table_rows(argv[1] if len(argv) > 1 else "docs/grading.md")
+    path = argv[1] if len(argv) > 1 else "docs/grading.md"
+    rows = table_rows(path)
+    with open(path, encoding="utf-8") as f:
+        pairings = pairing_rows(f.read())
+    if list(pairings.items()) != list(lab.PAIRINGS.items()):
+        sys.exit("pairings.tsv %s\ngrading.md %s" % (lab.PAIRINGS, pairings))
     judges = [(s, lab.POINTS.get(s)) for s in REGISTRY]
     if not (judges == lab.STEPS == rows):
         sys.exit("registered %s\nsteps.h %s\ngrading.md %s" % (
@@ -45,7 +68,7 @@ def main(argv):
                 if fn.__module__ != "labgrader.judges." + s]
         if away:
             sys.exit("%s judged outside judges/%s.py: %s" % (s, s, away))
-    print(" ".join(s for s, _ in rows))
+    print(" ".join(s for s, _ in rows), "|", " ".join(pairings))
     return 0
 
 
