@@ -29,8 +29,14 @@ expect_init() {
 	parts=$(python3 vm/grader/grader.py steps --parts)
 	max2=$(awk '$3 == 2 { t += $2 } END { print t + 0 }' "$t_tmp/steps.txt")
 	[ "${parts:-1}" -ge 2 ] || max2=''
-	# Every step of every student, read once: NAME, STEP, score, hint
-	# (one python start per value cost 20 s over the batch).
+	# Every step of every student, read once (one python start per
+	# value cost 20 s over the batch).
+	verdicts_of "$x_out" >"$t_tmp/steps.tsv"
+}
+
+# verdicts_of GRADED: NAME, STEP, score and hint (on one line) of every
+# step of every student of a graded folder, tab-separated, one a line.
+verdicts_of() {
 	python3 -c 'import json,sys,os
 for n in sorted(os.listdir(sys.argv[1])):
     try:
@@ -39,8 +45,7 @@ for n in sorted(os.listdir(sys.argv[1])):
         continue
     for k, v in r["steps"].items():
         h = " ".join(str(v.get("hint") or "").split())
-        print("\t".join([n, k, str(v["score"]), h]))' \
-		"$x_rep" >"$t_tmp/steps.tsv"
+        print("\t".join([n, k, str(v["score"]), h]))' "$1/students"
 }
 
 # col NAME COLUMN: a student's value in report.csv's column of that name.
@@ -103,14 +108,24 @@ keys_differ() {
 	END { exit !d }' "$@"
 }
 
-# expect_mistakes TRACE...: each seeded mistake loses its step with its
-# hint, every earlier step keeps its points, and a mistake of part two
-# leaves the core whole.  TRACE: the reference's trace, for keys_differ.
+# expect_mistakes [--graded] TRACE...: each seeded mistake loses its step
+# with its hint, every earlier step keeps its points, and a mistake of
+# part two leaves the core whole.  TRACE: the reference's trace, for
+# keys_differ.  --graded: only the mistakes graded in OUT (the others
+# are left to the recording, said in one line).
 expect_mistakes() {
-	local f name step hint why got s steps
+	local f name step hint why got s steps graded='' left=0
+	[ "$1" != --graded ] || {
+		graded=1
+		shift
+	}
 	mapfile -t steps < <(lab_steps)
 	for f in vm/grader/mistakes/*.sed; do
 		name=$(basename "$f" .sed)
+		if [ -n "$graded" ] && [ ! -d "$x_rep/$name" ]; then
+			left=$((left + 1))
+			continue
+		fi
 		step=$(sed -n 's/^# step: //p' "$f")
 		hint=$(sed -n 's/^# hint: //p' "$f")
 		if grep -q '^# needs: keys that differ$' "$f" && ! keys_differ "$@"; then
@@ -147,6 +162,9 @@ expect_mistakes() {
 			fail "mistake $name: $why" "$x_rep/$name/report.txt"
 		fi
 	done
+	[ "$left" = 0 ] ||
+		echo "($left mistakes judged on their recorded evidence:" \
+			"tests/run judges)"
 }
 
 # expect_own_lines: a student's line is marked by its own pairing:
