@@ -174,7 +174,8 @@ dist: all
 # when its source changes: the tracer of the system calls, the kernel
 # trace's probes, the QPN skew, the sandbox, and the scaffolding a
 # student's main.c is linked with (the flags of every build of it).  Each
-# file appears whole (.tmp, then mv): two batches may build at once.
+# file appears whole (a .tmp of its own make's, then mv): two batches may
+# build at once, and a .tmp both shared lost one its file mid-build.
 TOOLS := out/tools
 TOOLS_CFLAGS := -std=gnu11 -O2 -Wall -Wextra -Werror
 GRADER_TOOLS := $(TOOLS)/libtrace.so $(TOOLS)/probes $(TOOLS)/skew \
@@ -186,19 +187,19 @@ GRADER_TOOLS := $(TOOLS)/libtrace.so $(TOOLS)/probes $(TOOLS)/skew \
 grader-tools: $(GRADER_TOOLS)
 $(TOOLS)/libtrace.so: vm/grader/tracer.c
 	@mkdir -p $(@D)
-	$(CC) $(TOOLS_CFLAGS) -shared -fPIC -o $@.tmp $< -ldl && mv $@.tmp $@
+	$(CC) $(TOOLS_CFLAGS) -shared -fPIC -o $@.$$$$.tmp $< -ldl && mv $@.$$$$.tmp $@
 $(TOOLS)/probes: vm/grader/probes.c
 	@mkdir -p $(@D)
-	$(CC) $(TOOLS_CFLAGS) -o $@.tmp $< -libverbs && mv $@.tmp $@
+	$(CC) $(TOOLS_CFLAGS) -o $@.$$$$.tmp $< -libverbs && mv $@.$$$$.tmp $@
 $(TOOLS)/skew: vm/grader/skew.c
 	@mkdir -p $(@D)
-	$(CC) $(TOOLS_CFLAGS) -o $@.tmp $< -libverbs && mv $@.tmp $@
+	$(CC) $(TOOLS_CFLAGS) -o $@.$$$$.tmp $< -libverbs && mv $@.$$$$.tmp $@
 $(TOOLS)/jail: vm/grader/jail.c
 	@mkdir -p $(@D)
-	$(CC) $(TOOLS_CFLAGS) -o $@.tmp $< && mv $@.tmp $@
+	$(CC) $(TOOLS_CFLAGS) -o $@.$$$$.tmp $< && mv $@.$$$$.tmp $@
 $(TOOLS)/scaffold/%.o: lab/%.c $(LAB_HEADERS)
 	@mkdir -p $(@D)
-	$(CC) $(LAB_CFLAGS) -Ilab -c -o $@.tmp $< && mv $@.tmp $@
+	$(CC) $(LAB_CFLAGS) -Ilab -c -o $@.$$$$.tmp $< && mv $@.$$$$.tmp $@
 # The reference's steps, each in a section of its own, linked in place of
 # a student's failed step (vm/grader/compile.sh, labgrader/rounds.py):
 # built from the solution, or in a handout, the copy make dist put there.
@@ -207,18 +208,18 @@ $(TOOLS)/scaffold/standins.o: $(wildcard solution/main.c) $(LAB_HEADERS) \
 	@mkdir -p $(@D)
 	if [ -e solution/main.c ]; then \
 		$(CC) $(LAB_CFLAGS) -ffunction-sections -Ilab -c \
-			-o $@.tmp.o solution/main.c && \
-		CC='$(CC)' sh lab/check-main.sh solution/main.c $@.tmp.o \
+			-o $@.$$$$.tmp.o solution/main.c && \
+		CC='$(CC)' sh lab/check-main.sh solution/main.c $@.$$$$.tmp.o \
 			$(LAB_OBJS); \
 	else \
-		cp vm/grader/reference/standins.o $@.tmp.o; \
-	fi && mv $@.tmp.o $@
+		cp vm/grader/reference/standins.o $@.$$$$.tmp.o; \
+	fi && mv $@.$$$$.tmp.o $@
 $(TOOLS)/scaffold/%.h: lab/%.h
 	@mkdir -p $(@D)
-	cp $< $@.tmp && mv $@.tmp $@
+	cp $< $@.$$$$.tmp && mv $@.$$$$.tmp $@
 $(TOOLS)/scaffold/%.sh: lab/%.sh
 	@mkdir -p $(@D)
-	cp $< $@.tmp && mv $@.tmp $@
+	cp $< $@.$$$$.tmp && mv $@.$$$$.tmp $@
 # ---------------------------------------------------------------------------
 # (end of grading block)
 # ---------------------------------------------------------------------------

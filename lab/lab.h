@@ -284,8 +284,10 @@ int lab_recv_atomic_done(struct lab_ctx *ctx);
 /* Refuse a payload the local or the peer's buffer cannot hold. */
 int lab_check_fits(struct lab_ctx *ctx, const char *what, size_t len);
 /*
- * ibv_post_send(3) of one work request, remembering it in ctx->posted for
- * the report line and the hints.  Use it instead of ibv_post_send.
+ * ibv_post_send(3) of one work request, or a list of them chained through
+ * next, remembering the last in ctx->posted for the report line and the
+ * hints.  Use it instead of ibv_post_send.  (A program that posts
+ * through the extended API, ibv_wr_*, fills ctx->posted itself.)
  */
 int lab_post_send(struct lab_ctx *ctx, struct ibv_send_wr *wr);
 /*

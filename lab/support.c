@@ -849,41 +849,53 @@ int lab_check_fits(struct lab_ctx *ctx, const char *what, size_t len)
 /* ibv_post_send(3), remembering the request for the report and hints. */
 int lab_post_send(struct lab_ctx *ctx, struct ibv_send_wr *wr)
 {
-	struct ibv_send_wr *bad;
-	uint32_t len = 0, mtu = ctx->path_mtu ? ctx->path_mtu : 256, span;
+	struct ibv_send_wr *bad, *w;
+	uint32_t mtu = ctx->path_mtu ? ctx->path_mtu : 256, psn;
 	int i, ret;
 
 	if (!ctx->qp)
 		return lab_fail_code(ctx, LAB_CODE_MISUSE,
 				     "lab_post_send: ctx->qp is NULL");
-	for (i = 0; i < wr->num_sge; i++)
-		len += wr->sg_list[i].length;
-	span = len ? (len + mtu - 1) / mtu : 1;
-	ctx->posted = (struct lab_posted){
-		.opcode = wr->opcode,
-		.local_addr = wr->num_sge ? wr->sg_list[0].addr : 0,
-		.len = len,
-		.remote_addr = wr->wr.rdma.remote_addr,
-		.rkey = wr->wr.rdma.rkey,
-		.imm = ntohl(wr->imm_data),
-		.psn = ctx->next_psn,
-		.packets = span,
-	};
-	/* A READ request is one packet, but its responses use span PSNs. */
-	if (wr->opcode == IBV_WR_RDMA_READ)
-		ctx->posted.packets = 1;
-	/* Atomics keep their rkey elsewhere in the union. */
-	if (lab_is_atomic(wr->opcode)) {
-		ctx->posted.remote_addr = wr->wr.atomic.remote_addr;
-		ctx->posted.rkey = wr->wr.atomic.rkey;
-		ctx->posted.compare_add = wr->wr.atomic.compare_add;
-		ctx->posted.swap = wr->wr.atomic.swap;
-		ctx->posted.packets = span = 1;
+	/*
+	 * A list of requests (chained through next) goes out in order: the
+	 * report and the hints are about its last one, and each request
+	 * takes its own PSNs.
+	 */
+	psn = ctx->next_psn;
+	for (w = wr; w; w = w->next) {
+		uint32_t len = 0, span;
+
+		for (i = 0; i < w->num_sge; i++)
+			len += w->sg_list[i].length;
+		span = len ? (len + mtu - 1) / mtu : 1;
+		ctx->posted = (struct lab_posted){
+			.opcode = w->opcode,
+			.local_addr = w->num_sge ? w->sg_list[0].addr : 0,
+			.len = len,
+			.remote_addr = w->wr.rdma.remote_addr,
+			.rkey = w->wr.rdma.rkey,
+			.imm = ntohl(w->imm_data),
+			.psn = psn,
+			.packets = span,
+		};
+		/* A READ request is one packet, but its responses use span
+		 * PSNs. */
+		if (w->opcode == IBV_WR_RDMA_READ)
+			ctx->posted.packets = 1;
+		/* Atomics keep their rkey elsewhere in the union. */
+		if (lab_is_atomic(w->opcode)) {
+			ctx->posted.remote_addr = w->wr.atomic.remote_addr;
+			ctx->posted.rkey = w->wr.atomic.rkey;
+			ctx->posted.compare_add = w->wr.atomic.compare_add;
+			ctx->posted.swap = w->wr.atomic.swap;
+			ctx->posted.packets = span = 1;
+		}
+		psn = (psn + span) & LAB_QPN_MASK;
 	}
 	ret = ibv_post_send(ctx->qp, wr, &bad);
 	if (ret)
 		return lab_fail_verb(ctx, "ibv_post_send", ret);
-	ctx->next_psn = (ctx->next_psn + span) & LAB_QPN_MASK;
+	ctx->next_psn = psn;
 	return 0;
 }
 

@@ -29,7 +29,7 @@ make -s all lab >/dev/null 2>&1 || fail "make all"
 # --- the batch --------------------------------------------------------------
 # In the guests: what this machine's kernel, limits and timing decide
 # (the hostile seeds, the races), the reference and the skeleton, alt.c,
-# and wrong_rkey (the shards below).  The other mistakes are judged by
+# ext.c (the extended verbs API) and wrong_rkey (the shards below).  The other mistakes are judged by
 # tests/judges.sh on their recorded evidence, which it holds to this
 # tree's sources (a lab mistake's evidence is the same on every run:
 # grading each in the guests again cost 150 s here).  JUDGES_RECORD=1
@@ -39,6 +39,7 @@ live="$races wrong_rkey"
 cp solution/main.c "$subs/reference.c"
 cp lab/main.c "$subs/skeleton.c"
 python3 tests/grade/mkalt.py lab/main.c tests/grade/alt.c >"$subs/alt.c"
+python3 tests/grade/mkalt.py lab/main.c tests/grade/ext.c >"$subs/ext.c"
 for f in vm/grader/mistakes/*.sed tests/grade/hostile/*.sed; do
 	name=$(basename "$f" .sed)
 	if [ -z "${JUDGES_RECORD:-}" ] && [[ $f != */hostile/* ]] &&
@@ -103,7 +104,7 @@ fi
 # tests/judges.sh).
 expect_init "$out"
 rep=$out/students
-expect_full reference reference-2 alt tarball
+expect_full reference reference-2 alt ext tarball
 expect_skeleton
 expect_mistakes --graded "$rep/reference/log.txt"
 
@@ -362,7 +363,8 @@ p1=$t_tmp/parts1
 mkdir -p "$p1"
 git ls-files -z | xargs -0 cp --parents -t "$p1"
 sed -i 's/^#define LAB_PARTS [0-9]*$/#define LAB_PARTS 1/' "$p1/lab/steps.h"
-later=$(sed -n 's/^LAB_STEP(\([a-z_]*\), [0-9]*, [2-9])$/\1/p' lab/steps.h)
+later=$(python3 "$p1/vm/grader/grader.py" steps --later | cut -d ' ' -f 1)
+core=$(python3 "$p1/vm/grader/grader.py" steps --graded | wc -l)
 if (cd "$p1" && git init -q && git add -A &&
 	git -c user.name=t -c user.email=t@t commit -qm parts1 &&
 	vm/grader/mkdist "$t_tmp/parts1.tar.gz") >"$t_tmp/dist1.log" 2>&1 &&
@@ -375,8 +377,7 @@ if (cd "$p1" && git init -q && git add -A &&
 	# Nor any word of it in the TODOs left.
 	grep -qi 'part two' "$h1" && left="$left part-two-text"
 	if [ -n "$later" ] && [ -z "$left" ] &&
-		[ "$todos" = "$(sed -n '/^LAB_STEP([a-z_]*, [0-9]*, 1)$/p' \
-			lab/steps.h | wc -l)" ]; then
+		[ "$todos" = "$core" ]; then
 		ok "make dist with LAB_PARTS 1: $todos TODOs, none of part two nor its text" \
 			"($(echo "$later" | tr '\n' ' ' | sed 's/ $//')), builds"
 	else

@@ -1,7 +1,7 @@
 #!/bin/bash
 # Every judge on recorded evidence, with no guests: the raw evidence of a
 # batch graded in the guests (tests/judges/recorded.tar.xz: the reference,
-# the skeleton, alt.c, every mistake and hostile seed) is judged again by
+# the skeleton, alt.c, ext.c, every mistake and hostile seed) is judged again by
 # grader.py analyze and show, with QEMU absent from PATH, and the grades
 # are held to what the seeds declare (tests/grade/expect.sh, the checks of
 # tests/grade.sh) and to the verdicts recorded (tests/judges/verdicts.tsv:
@@ -50,7 +50,7 @@ else
 	fail "verdicts or hints differ from tests/judges/verdicts.tsv\
  (deliberate? tests/judges/record --verdicts)" "$t_tmp/verdicts.diff"
 fi
-expect_full reference alt
+expect_full reference alt ext
 expect_skeleton
 expect_mistakes "$out"/recorded/reference/res/reference/p*/*.ktrace
 expect_own_lines

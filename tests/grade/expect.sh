@@ -9,10 +9,11 @@
 # score (# score:) and a text of its report (# text:).
 
 # declared_names: every submission whose grade is declared here, one a
-# line: the reference, the skeleton, alt.c, each mistake and hostile seed.
+# line: the reference, the skeleton, alt.c, ext.c (the extended verbs
+# API), each mistake and hostile seed.
 declared_names() {
 	local f
-	printf '%s\n' reference skeleton alt
+	printf '%s\n' reference skeleton alt ext
 	for f in vm/grader/mistakes/*.sed tests/grade/hostile/*.sed; do
 		basename "$f" .sed
 	done

@@ -21,8 +21,10 @@
   grader.py packets PCAP               the RoCEv2 packets the grader sees
   grader.py slice RESDIR RUNDIR        RESDIR/pN.pcap: pairing N's packets,
                                        cut from the guest's one capture
-  grader.py steps [--parts]            lab/steps.h: NAME POINTS PART per
-                                       step, or LAB_PARTS
+  grader.py steps [--graded|--later|--parts]  lab/steps.h: NAME POINTS
+                                       PART per step (of every part, of
+                                       parts 1..LAB_PARTS, of the parts
+                                       after), or LAB_PARTS
 
 Evidence comes from what happened, not from what the student's program
 printed: the reference peer's lines (the reference is trusted), the
@@ -84,7 +86,8 @@ def main(argv):
     if len(args) < least or (most is not None and len(args) > most) or \
             (cmd == "progress" and not all(re.fullmatch(r"\d+", a)
                                            for a in args[1:])) or \
-            (cmd == "steps" and args not in ([], ["--parts"])):
+            (cmd == "steps" and args not in (
+                [], ["--parts"], ["--graded"], ["--later"])):
         print("usage: %s" % usage_line(cmd), file=sys.stderr)
         return 2
     if cmd in ("show", "results") and not os.path.isfile(args[0]):
