@@ -107,6 +107,8 @@ HINTS = {
     "IBV_ACCESS_LOCAL_WRITE (and use its lkey)",
     "read_traced": "the READ must be done by your own program: post an "
     "IBV_WR_RDMA_READ and wait for its completion",
+    "sge_lkey": "a local protection error: the SGE must lie in an MR of "
+    "yours, with that MR's lkey (not its rkey)",
     "wimm_opcode": "use IBV_WR_RDMA_WRITE_WITH_IMM for write_imm, with "
     "imm_data = htonl(--imm), to the address and rkey the server "
     "advertised",

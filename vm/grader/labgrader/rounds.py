@@ -156,7 +156,8 @@ def cmd_next_round(student):
     rounds = load(student)
     nxt = None
     if len(rounds) <= len(STEP_NAMES):
-        nxt = next_standins(rounds, read(os.path.join(student, "main.c")) or "")
+        source = read(os.path.join(student, "main.c")) or ""
+        nxt = next_standins(rounds, source)
     if nxt:
         print(" ".join(nxt))
     return 0

@@ -8,7 +8,7 @@ from ..lab import ATOMIC_ADD, ATOMIC_SWAP
 from ..text import num
 from ..verbs import (ACCESS_REMOTE_ATOMIC, U64, WC_COMP_SWAP, WC_FETCH_ADD,
                      WR_CMP_SWP, WR_FETCH_ADD)
-from .common import blame_server_access
+from .common import blame_server_access, local_protection_hint
 from .registry import judge
 
 
@@ -183,7 +183,8 @@ def client(ev, c):
             c.bad("max_rd_atomic >= 1 (atomics in flight)", why, None)
             c.hint = HINTS["rd_credits"]
         elif S.failed("atomic", "WC_LOC_PROT_ERR"):
-            c.hint = HINTS["read_local"]
+            c.hint = local_protection_hint(
+                ev, (WR_FETCH_ADD, WR_CMP_SWP))
         elif S.failed("atomic", "WC_REM_ACCESS_ERR"):
             c.hint = HINTS["atomic_mr"] if P.who == "student" and \
                 ev.atomics and mr_of(ev.srv_mrs, ev.atomics[0]["va"],

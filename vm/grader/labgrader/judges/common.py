@@ -8,8 +8,8 @@ from ..codes import known
 from ..hints import HINTS
 from ..lab import STEP_NAMES
 from ..text import num
-from ..verbs import (QPS_INIT, QPS_RTR, QPS_RTS, QP_MAX_DEST_RD_ATOMIC,
-                     QP_MAX_QP_RD_ATOMIC)
+from ..verbs import (ACCESS_LOCAL_WRITE, QPS_INIT, QPS_RTR, QPS_RTS,
+                     QP_MAX_DEST_RD_ATOMIC, QP_MAX_QP_RD_ATOMIC)
 
 
 # Each step of lab/steps.h has its judges in its own module of this
@@ -180,6 +180,24 @@ def blame_server_access(ev, c, flag, name, kind, what):
     else:
         return False
     return True
+
+
+def local_protection_hint(ev, opcodes):
+    """A READ or atomic (a post of one of the opcodes) refused by the
+    client's own device, a local protection error: the cause is in
+    create_resources when the MR its SGE lies in lacks LOCAL_WRITE (the
+    device writes the result there), in the step's own SGE otherwise (an
+    lkey not that MR's, an address in no MR)."""
+    posts = ev.S.calls("ibv_post_send",
+                       lambda e: num(e.get("opcode")) in opcodes)
+    if posts:
+        a = num(posts[-1].get("laddr"), 0)
+        mine = [m for m in ev.mrs if num(m.get("addr"), 0) <= a <
+                num(m.get("addr"), 0) + num(m.get("len"), 0)]
+        if mine and not any(num(m.get("access"), 0) & ACCESS_LOCAL_WRITE
+                            for m in mine):
+            return HINTS["read_local"]
+    return HINTS["sge_lkey"]
 
 
 # The hint for a step that failed with a code (docs/protocol.md, "Failure

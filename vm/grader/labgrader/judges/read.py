@@ -4,8 +4,8 @@ from ..evidence.kernel import good_wcs
 from ..evidence.peer import mr_of
 from ..evidence.wire import NAK_TEXT
 from ..hints import HINTS
-from ..verbs import ACCESS_REMOTE_READ, WC_RDMA_READ
-from .common import blame_server_access
+from ..verbs import ACCESS_REMOTE_READ, WC_RDMA_READ, WR_RDMA_READ
+from .common import blame_server_access, local_protection_hint
 from .registry import judge
 
 
@@ -87,7 +87,7 @@ def client(ev, c):
             c.bad("max_rd_atomic >= 1 (READs in flight)", why, None)
             c.hint = HINTS["rd_credits"]
         elif S.failed("read", "WC_LOC_PROT_ERR"):
-            c.hint = HINTS["read_local"]
+            c.hint = local_protection_hint(ev, (WR_RDMA_READ,))
         elif S.failed("read", "WC_REM_ACCESS_ERR") and \
                 P.who == "student" and good_mr(reads, mrs):
             c.hint = HINTS["peer_adv"].replace("WRITE", "READ")
