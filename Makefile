@@ -203,17 +203,17 @@ $(TOOLS)/scaffold/%.o: lab/%.c $(LAB_HEADERS)
 # The reference's steps, each in a section of its own, linked in place of
 # a student's failed step (vm/grader/compile.sh, labgrader/rounds.py):
 # built from the solution, or in a handout, the copy make dist put there.
-$(TOOLS)/scaffold/standins.o: $(wildcard solution/main.c) $(LAB_HEADERS) \
+# only: instructor
+STANDINS_FROM := solution/main.c
+# end only
+$(TOOLS)/scaffold/standins.o: $(STANDINS_FROM) $(LAB_HEADERS) \
 		lab/check-main.sh $(LAB_OBJS)
 	@mkdir -p $(@D)
-	if [ -e solution/main.c ]; then \
-		$(CC) $(LAB_CFLAGS) -ffunction-sections -Ilab -c \
-			-o $@.$$$$.tmp.o solution/main.c && \
-		CC='$(CC)' sh lab/check-main.sh solution/main.c $@.$$$$.tmp.o \
-			$(LAB_OBJS); \
-	else \
-		cp vm/grader/reference/standins.o $@.$$$$.tmp.o; \
-	fi && mv $@.$$$$.tmp.o $@
+	$(if $(STANDINS_FROM),$(CC) $(LAB_CFLAGS) -ffunction-sections -Ilab \
+		-c -o $@.$$$$.tmp.o $(STANDINS_FROM) && CC='$(CC)' sh \
+		lab/check-main.sh $(STANDINS_FROM) $@.$$$$.tmp.o $(LAB_OBJS), \
+		cp vm/grader/reference/standins.o $@.$$$$.tmp.o) && \
+		mv $@.$$$$.tmp.o $@
 $(TOOLS)/scaffold/%.h: lab/%.h
 	@mkdir -p $(@D)
 	cp $< $@.$$$$.tmp && mv $@.$$$$.tmp $@
