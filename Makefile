@@ -174,36 +174,52 @@ dist: all
 # when its source changes: the tracer of the system calls, the kernel
 # trace's probes, the QPN skew, the sandbox, and the scaffolding a
 # student's main.c is linked with (the flags of every build of it).  Each
-# file appears whole (.tmp, then mv): two batches may build at once.
+# file appears whole (a .tmp of its own make's, then mv): two batches may
+# build at once, and a .tmp both shared lost one its file mid-build.
 TOOLS := out/tools
 TOOLS_CFLAGS := -std=gnu11 -O2 -Wall -Wextra -Werror
 GRADER_TOOLS := $(TOOLS)/libtrace.so $(TOOLS)/probes $(TOOLS)/skew \
 	$(TOOLS)/jail $(TOOLS)/scaffold/support.o $(TOOLS)/scaffold/driver.o \
 	$(TOOLS)/scaffold/lab.h $(TOOLS)/scaffold/steps.h \
-	$(TOOLS)/scaffold/check-main.sh
+	$(TOOLS)/scaffold/codes.h $(TOOLS)/scaffold/check-main.sh \
+	$(TOOLS)/scaffold/standins.o
 .PHONY: grader-tools
 grader-tools: $(GRADER_TOOLS)
 $(TOOLS)/libtrace.so: vm/grader/tracer.c
 	@mkdir -p $(@D)
-	$(CC) $(TOOLS_CFLAGS) -shared -fPIC -o $@.tmp $< -ldl && mv $@.tmp $@
+	$(CC) $(TOOLS_CFLAGS) -shared -fPIC -o $@.$$$$.tmp $< -ldl && mv $@.$$$$.tmp $@
 $(TOOLS)/probes: vm/grader/probes.c
 	@mkdir -p $(@D)
-	$(CC) $(TOOLS_CFLAGS) -o $@.tmp $< -libverbs && mv $@.tmp $@
+	$(CC) $(TOOLS_CFLAGS) -o $@.$$$$.tmp $< -libverbs && mv $@.$$$$.tmp $@
 $(TOOLS)/skew: vm/grader/skew.c
 	@mkdir -p $(@D)
-	$(CC) $(TOOLS_CFLAGS) -o $@.tmp $< -libverbs && mv $@.tmp $@
+	$(CC) $(TOOLS_CFLAGS) -o $@.$$$$.tmp $< -libverbs && mv $@.$$$$.tmp $@
 $(TOOLS)/jail: vm/grader/jail.c
 	@mkdir -p $(@D)
-	$(CC) $(TOOLS_CFLAGS) -o $@.tmp $< && mv $@.tmp $@
+	$(CC) $(TOOLS_CFLAGS) -o $@.$$$$.tmp $< && mv $@.$$$$.tmp $@
 $(TOOLS)/scaffold/%.o: lab/%.c $(LAB_HEADERS)
 	@mkdir -p $(@D)
-	$(CC) $(LAB_CFLAGS) -Ilab -c -o $@.tmp $< && mv $@.tmp $@
+	$(CC) $(LAB_CFLAGS) -Ilab -c -o $@.$$$$.tmp $< && mv $@.$$$$.tmp $@
+# The reference's steps, each in a section of its own, linked in place of
+# a student's failed step (vm/grader/compile.sh, labgrader/rounds.py):
+# built from the solution, or in a handout, the copy make dist put there.
+# only: instructor
+STANDINS_FROM := solution/main.c
+# end only
+$(TOOLS)/scaffold/standins.o: $(STANDINS_FROM) $(LAB_HEADERS) \
+		lab/check-main.sh $(LAB_OBJS)
+	@mkdir -p $(@D)
+	$(if $(STANDINS_FROM),$(CC) $(LAB_CFLAGS) -ffunction-sections -Ilab \
+		-c -o $@.$$$$.tmp.o $(STANDINS_FROM) && CC='$(CC)' sh \
+		lab/check-main.sh $(STANDINS_FROM) $@.$$$$.tmp.o $(LAB_OBJS), \
+		cp vm/grader/reference/standins.o $@.$$$$.tmp.o) && \
+		mv $@.$$$$.tmp.o $@
 $(TOOLS)/scaffold/%.h: lab/%.h
 	@mkdir -p $(@D)
-	cp $< $@.tmp && mv $@.tmp $@
+	cp $< $@.$$$$.tmp && mv $@.$$$$.tmp $@
 $(TOOLS)/scaffold/%.sh: lab/%.sh
 	@mkdir -p $(@D)
-	cp $< $@.tmp && mv $@.tmp $@
+	cp $< $@.$$$$.tmp && mv $@.$$$$.tmp $@
 # ---------------------------------------------------------------------------
 # (end of grading block)
 # ---------------------------------------------------------------------------

@@ -70,7 +70,8 @@ static int lab_query_qp(struct lab_ctx *ctx, struct ibv_qp_attr *attr, int want)
 	int ret;
 
 	if (!ctx->qp)
-		return lab_fail(ctx, "the step returned 0 but ctx->qp is NULL");
+		return lab_fail_code(ctx, LAB_CODE_NOT_DONE,
+				     "the step returned 0 but ctx->qp is NULL");
 	ret = ibv_query_qp(ctx->qp, attr,
 			   IBV_QP_STATE | IBV_QP_AV | IBV_QP_PATH_MTU |
 				   IBV_QP_DEST_QPN | IBV_QP_RQ_PSN |
@@ -81,11 +82,12 @@ static int lab_query_qp(struct lab_ctx *ctx, struct ibv_qp_attr *attr, int want)
 	if (ret)
 		return lab_fail_verb(ctx, "ibv_query_qp", ret);
 	if (want >= 0 && attr->qp_state != (enum ibv_qp_state)want)
-		return lab_fail(ctx, "the QP is in state %s, expected %s",
-				attr->qp_state <= IBV_QPS_ERR
-					? names[attr->qp_state]
-					: "?",
-				names[want]);
+		return lab_fail_code(ctx, LAB_CODE_QP_STATE,
+				     "the QP is in state %s, expected %s",
+				     attr->qp_state <= IBV_QPS_ERR
+					     ? names[attr->qp_state]
+					     : "?",
+				     names[want]);
 	return 0;
 }
 
@@ -94,7 +96,8 @@ static int report_open_device(struct lab_ctx *ctx)
 	char gid[40];
 
 	if (!ctx->verbs)
-		return lab_fail(ctx, "the step returned 0 but ctx->verbs is "
+		return lab_fail_code(ctx, LAB_CODE_NOT_DONE,
+				     "the step returned 0 but ctx->verbs is "
 				     "NULL");
 	lab_format_gid(&ctx->gid, gid);
 	printf("lab open_device ok role=%s dev=%s port=%d link=%s mtu=%u "
@@ -113,12 +116,14 @@ static int report_create_resources(struct lab_ctx *ctx)
 {
 	if (!ctx->pd || !ctx->channel || !ctx->cq || !ctx->buf_mr || !ctx->qp ||
 	    (!ctx->opt.host && !ctx->recv_mr))
-		return lab_fail(ctx, "the step returned 0 but a PD, channel, "
+		return lab_fail_code(ctx, LAB_CODE_NOT_DONE,
+				     "the step returned 0 but a PD, channel, "
 				     "CQ, MR or QP is missing");
 	/* Caught here, or lab_wait_wc() would wait or not depending on
 	 * whether a completion was already there when it first polled. */
 	if (ctx->cq->channel != ctx->channel)
-		return lab_fail(ctx, "ctx->cq was not created on ctx->channel: "
+		return lab_fail_code(ctx, LAB_CODE_CQ_CHANNEL,
+				     "ctx->cq was not created on ctx->channel: "
 				     "nothing would wake lab_wait_wc()");
 	printf("lab create_resources ok qpn=0x%06x pd=0x%x cq_depth=%d "
 	       "buf=0x%" PRIxPTR " len=%u lkey=0x%x rkey=0x%x",
@@ -152,7 +157,8 @@ static int report_exchange(struct lab_ctx *ctx)
 	char gid[40];
 
 	if (ctx->sock < 0 || r->mtu == 0)
-		return lab_fail(ctx, "the step returned 0 but nothing was "
+		return lab_fail_code(ctx, LAB_CODE_NOT_DONE,
+				     "the step returned 0 but nothing was "
 				     "exchanged");
 	lab_format_gid(&r->gid, gid);
 	printf("lab exchange ok local_qpn=0x%06x local_psn=0x%06x "
@@ -178,10 +184,10 @@ static int report_connect(struct lab_ctx *ctx)
 							      : IBV_QPS_RTS))
 		return -1;
 	if (a.dest_qp_num != ctx->remote.qpn)
-		return lab_fail(ctx,
-				"dest_qpn is 0x%06x, the peer's QPN is "
-				"0x%06x",
-				a.dest_qp_num, ctx->remote.qpn);
+		return lab_fail_code(ctx, LAB_CODE_DEST_QPN,
+				     "dest_qpn is 0x%06x, the peer's QPN is "
+				     "0x%06x",
+				     a.dest_qp_num, ctx->remote.qpn);
 	/*
 	 * After the barrier the peer may already be sending, so the queried
 	 * PSNs may have moved on from the starting ones: a few packets
@@ -189,11 +195,11 @@ static int report_connect(struct lab_ctx *ctx)
 	 */
 	if (((a.rq_psn - ctx->remote.psn) & LAB_QPN_MASK) > LAB_PSN_SLACK ||
 	    ((a.sq_psn - ctx->local.psn) & LAB_QPN_MASK) > LAB_PSN_SLACK)
-		return lab_fail(ctx,
-				"rq_psn/sq_psn are 0x%06x/0x%06x, expected "
-				"the peer's 0x%06x / our 0x%06x",
-				a.rq_psn, a.sq_psn, ctx->remote.psn,
-				ctx->local.psn);
+		return lab_fail_code(
+			ctx, LAB_CODE_PSN,
+			"rq_psn/sq_psn are 0x%06x/0x%06x, expected "
+			"the peer's 0x%06x / our 0x%06x",
+			a.rq_psn, a.sq_psn, ctx->remote.psn, ctx->local.psn);
 	a.rq_psn = ctx->remote.psn;
 	a.sq_psn = ctx->local.psn;
 	ctx->path_mtu = lab_mtu_bytes(a.path_mtu);
@@ -231,13 +237,14 @@ static int lab_check_sent(struct lab_ctx *ctx, enum ibv_wr_opcode opcode)
 	const struct lab_posted *p = &ctx->posted;
 
 	if (p->opcode != opcode || p->len == 0)
-		return lab_fail(ctx, "no matching work request went through "
+		return lab_fail_code(ctx, LAB_CODE_NO_WR,
+				     "no matching work request went through "
 				     "lab_post_send()");
 	if (lab_has_imm(opcode) && p->imm != ctx->opt.imm)
-		return lab_fail(ctx,
-				"imm_data on the wire is 0x%08x, --imm is "
-				"0x%08x: use htonl()",
-				p->imm, ctx->opt.imm);
+		return lab_fail_code(ctx, LAB_CODE_IMM_ORDER,
+				     "imm_data on the wire is 0x%08x, --imm is "
+				     "0x%08x: use htonl()",
+				     p->imm, ctx->opt.imm);
 	return 0;
 }
 
@@ -271,7 +278,8 @@ static int lab_report_received(struct lab_ctx *ctx, const char *step,
 			       const char *data, uint32_t len)
 {
 	if (len > ctx->buf_len)
-		return lab_fail(ctx, "length %u exceeds the buffer", len);
+		return lab_fail_code(ctx, LAB_CODE_RECV_LEN,
+				     "length %u exceeds the buffer", len);
 	printf("lab %s ok received=", step);
 	lab_print_quoted(data, len);
 	printf(" len=%u", len);
@@ -336,10 +344,11 @@ static int report_read(struct lab_ctx *ctx)
 	if (lab_check_sent(ctx, IBV_WR_RDMA_READ))
 		return -1;
 	if (ctx->read_len != len || memcmp(ctx->buf, want, len))
-		return lab_fail(ctx,
-				"ctx->buf does not hold the %zu bytes of -w "
-				"after the READ (ctx->read_len %u)",
-				len, ctx->read_len);
+		return lab_fail_code(
+			ctx, LAB_CODE_READ_DATA,
+			"ctx->buf does not hold the %zu bytes of -w "
+			"after the READ (ctx->read_len %u)",
+			len, ctx->read_len);
 	return lab_report_sent(ctx, "read", IBV_WR_RDMA_READ);
 }
 
@@ -360,27 +369,29 @@ static int report_atomic(struct lab_ctx *ctx)
 
 	if (!ctx->opt.host) {
 		if (ctx->atomic_final != LAB_ATOMIC_SWAP)
-			return lab_fail(ctx,
-					"the word holds 0x%016" PRIx64
-					", not LAB_ATOMIC_SWAP: the client's "
-					"atomics did not both land",
-					ctx->atomic_final);
+			return lab_fail_code(
+				ctx, LAB_CODE_ATOMIC_FINAL,
+				"the word holds 0x%016" PRIx64
+				", not LAB_ATOMIC_SWAP: the client's "
+				"atomics did not both land",
+				ctx->atomic_final);
 		printf("lab atomic ok addr=0x%" PRIx64 " start=0x%016" PRIx64
 		       " final=0x%016" PRIx64 "\n",
 		       ctx->atomic_addr, start, ctx->atomic_final);
 		return 0;
 	}
 	if (p->opcode != IBV_WR_ATOMIC_CMP_AND_SWP)
-		return lab_fail(ctx, "the last work request through "
+		return lab_fail_code(ctx, LAB_CODE_NO_WR,
+				     "the last work request through "
 				     "lab_post_send() was not the "
 				     "compare-and-swap");
 	if (ctx->atomic_orig[0] != start || ctx->atomic_orig[1] != added)
-		return lab_fail(ctx,
-				"the atomics returned 0x%016" PRIx64
-				" and 0x%016" PRIx64 ", expected the start "
-				"0x%016" PRIx64 " and 0x%016" PRIx64,
-				ctx->atomic_orig[0], ctx->atomic_orig[1], start,
-				added);
+		return lab_fail_code(
+			ctx, LAB_CODE_ATOMIC_ORIG,
+			"the atomics returned 0x%016" PRIx64
+			" and 0x%016" PRIx64 ", expected the start "
+			"0x%016" PRIx64 " and 0x%016" PRIx64,
+			ctx->atomic_orig[0], ctx->atomic_orig[1], start, added);
 	printf("lab atomic ok remote_addr=0x%" PRIx64 " rkey=0x%x "
 	       "start=0x%016" PRIx64 " fetch_add=0x%016" PRIx64
 	       " cmp_swap=0x%016" PRIx64 " dest_qpn=0x%06x\n",
@@ -393,7 +404,8 @@ static int report_teardown(struct lab_ctx *ctx)
 {
 	if (ctx->qp || ctx->recv_mr || ctx->buf_mr || ctx->cq || ctx->channel ||
 	    ctx->pd || ctx->verbs)
-		return lab_fail(ctx, "the step returned 0 but some objects "
+		return lab_fail_code(ctx, LAB_CODE_NOT_DONE,
+				     "the step returned 0 but some objects "
 				     "are still set in ctx");
 	printf("lab teardown ok\n");
 	return 0;

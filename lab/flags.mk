@@ -8,4 +8,4 @@ LAB_CFLAGS := -std=gnu11 -D_GNU_SOURCE -O2 -g -Wall -Wextra -Werror
 LAB_LDLIBS := -Wl,-z,noexecstack -libverbs
 # What a student's main.c is linked with: always the project's own copies.
 LAB_SCAFFOLD := lab/support.c lab/driver.c
-LAB_HEADERS := lab/lab.h lab/steps.h
+LAB_HEADERS := lab/lab.h lab/steps.h lab/codes.h

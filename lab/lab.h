@@ -189,12 +189,30 @@ struct lab_ctx {
 #undef LAB_STEP
 
 /* ---------------------------------------------------------------------
- * Messages: "lab <step> FAIL: ..." and "lab <step> hint: ..." on stderr.
+ * Messages: "lab <step> FAIL: ... code=NAME" and "lab <step> hint: ..."
+ * on stderr.  NAME is the cause, for programs (the grader) to read: one of
+ * lab/codes.h, whose meanings docs/protocol.md lists.
  */
 
-/* Print a failure; returns -1, so a step can "return lab_fail(...)". */
+/* LAB_CODE_<NAME> for each code=<NAME> of lab/codes.h; 0: none. */
+enum lab_code {
+	LAB_CODE_NONE,
+#define LAB_CODE(name)	LAB_CODE_##name,
+#define LAB_WC(name)	LAB_CODE_WC_##name,
+#define LAB_ERRNO(name) LAB_CODE_ERRNO_##name,
+#include "codes.h"
+#undef LAB_CODE
+#undef LAB_WC
+#undef LAB_ERRNO
+};
+
+/* Print a failure; returns -1, so a step can "return lab_fail(...)".
+ * Its code is STUDENT: a check of the step's own. */
 int lab_fail(struct lab_ctx *ctx, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
+/* The same, naming its cause: lab_fail_code(ctx, LAB_CODE_NO_IMM, ...). */
+int lab_fail_code(struct lab_ctx *ctx, enum lab_code code, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
 /* Print a hint line after a failure. */
 void lab_hint(struct lab_ctx *ctx, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
@@ -235,10 +253,11 @@ int lab_choose_gid(const struct lab_gid_entry *tab, int n, int want,
  * The exchange over TCP (docs/protocol.md).  Every wait is bounded by -t.
  */
 
-/* The 52-byte exchange message, every field in network byte order. */
+/* The 52-byte exchange message, every field in network byte order.
+ * Decoding returns 0, or the cause (LAB_CODE_EXCH_*) with err saying why. */
 void lab_wire_encode(const struct lab_dest *d, uint8_t out[LAB_WIRE_SIZE]);
-int lab_wire_decode(const void *buf, size_t len, struct lab_dest *out,
-		    char *err, size_t errlen);
+enum lab_code lab_wire_decode(const void *buf, size_t len, struct lab_dest *out,
+			      char *err, size_t errlen);
 /* Server: wait for one client.  Client: connect to HOST.  Sets ctx->sock. */
 int lab_tcp_open(struct lab_ctx *ctx);
 /* Send ctx->local, receive and validate ctx->remote. */
@@ -265,8 +284,10 @@ int lab_recv_atomic_done(struct lab_ctx *ctx);
 /* Refuse a payload the local or the peer's buffer cannot hold. */
 int lab_check_fits(struct lab_ctx *ctx, const char *what, size_t len);
 /*
- * ibv_post_send(3) of one work request, remembering it in ctx->posted for
- * the report line and the hints.  Use it instead of ibv_post_send.
+ * ibv_post_send(3) of one work request, or a list of them chained through
+ * next, remembering the last in ctx->posted for the report line and the
+ * hints.  Use it instead of ibv_post_send.  (A program that posts
+ * through the extended API, ibv_wr_*, fills ctx->posted itself.)
  */
 int lab_post_send(struct lab_ctx *ctx, struct ibv_send_wr *wr);
 /*

@@ -31,19 +31,90 @@
 #include "lab.h"
 
 /* ---------------------------------------------------------------------
- * Messages.  Failures go to stderr as "lab <step> FAIL: ...".
+ * Messages.  Failures go to stderr as "lab <step> FAIL: ... code=NAME",
+ * NAME from lab/codes.h.
  */
+
+static const char *const lab_code_names[] = {
+	[LAB_CODE_NONE] = "NONE",
+#define LAB_CODE(name)	[LAB_CODE_##name] = #name,
+#define LAB_WC(name)	[LAB_CODE_WC_##name] = "WC_" #name,
+#define LAB_ERRNO(name) [LAB_CODE_ERRNO_##name] = "ERRNO_" #name,
+#include "codes.h"
+#undef LAB_CODE
+#undef LAB_WC
+#undef LAB_ERRNO
+};
+
+static const char *lab_code_name(enum lab_code code)
+{
+	size_t n = sizeof(lab_code_names) / sizeof(lab_code_names[0]);
+
+	return (size_t)code < n ? lab_code_names[code] : "NONE";
+}
+
+/* The code of a completion status, or of an errno value. */
+static enum lab_code lab_wc_code(enum ibv_wc_status status)
+{
+	switch (status) {
+#define LAB_CODE(name)
+#define LAB_WC(name)                                                           \
+	case IBV_WC_##name:                                                    \
+		return LAB_CODE_WC_##name;
+#define LAB_ERRNO(name)
+#include "codes.h"
+#undef LAB_CODE
+#undef LAB_WC
+#undef LAB_ERRNO
+	default:
+		return LAB_CODE_WC_OTHER;
+	}
+}
+
+static enum lab_code lab_errno_code(int err)
+{
+	switch (err) {
+#define LAB_CODE(name)
+#define LAB_WC(name)
+#define LAB_ERRNO(name)                                                        \
+	case name:                                                             \
+		return LAB_CODE_ERRNO_##name;
+#include "codes.h"
+#undef LAB_CODE
+#undef LAB_WC
+#undef LAB_ERRNO
+	default:
+		return LAB_CODE_ERRNO_OTHER;
+	}
+}
+
+static int lab_vfail(struct lab_ctx *ctx, enum lab_code code, const char *fmt,
+		     va_list ap)
+{
+	fflush(stdout);
+	fprintf(stderr, "lab %s FAIL: ", ctx->step);
+	vfprintf(stderr, fmt, ap);
+	fprintf(stderr, " code=%s\n", lab_code_name(code));
+	return -1;
+}
+
+int lab_fail_code(struct lab_ctx *ctx, enum lab_code code, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	lab_vfail(ctx, code, fmt, ap);
+	va_end(ap);
+	return -1;
+}
 
 int lab_fail(struct lab_ctx *ctx, const char *fmt, ...)
 {
 	va_list ap;
 
-	fflush(stdout);
-	fprintf(stderr, "lab %s FAIL: ", ctx->step);
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	lab_vfail(ctx, LAB_CODE_STUDENT, fmt, ap);
 	va_end(ap);
-	fputc('\n', stderr);
 	return -1;
 }
 
@@ -60,7 +131,7 @@ void lab_hint(struct lab_ctx *ctx, const char *fmt, ...)
 
 int lab_todo(struct lab_ctx *ctx, const char *name)
 {
-	lab_fail(ctx, "TODO %s is not implemented", name);
+	lab_fail_code(ctx, LAB_CODE_TODO, "TODO %s is not implemented", name);
 	lab_hint(ctx, "read the TODO %s comment in lab/main.c", name);
 	return -1;
 }
@@ -126,7 +197,8 @@ int lab_fail_verb(struct lab_ctx *ctx, const char *what, int err)
 {
 	enum ibv_qp_state to = IBV_QPS_ERR;
 
-	lab_fail(ctx, "%s failed: %s (errno %d)", what, strerror(err), err);
+	lab_fail_code(ctx, lab_errno_code(err), "%s failed: %s (errno %d)",
+		      what, strerror(err), err);
 	if (lab_is(what, "modify_qp"))
 		to = lab_target_state(ctx);
 	if (lab_is(what, "get_device_list") && err == ENOSYS)
@@ -178,7 +250,7 @@ int lab_fail_no_device(struct lab_ctx *ctx, struct ibv_device **list, int n)
 	int i;
 
 	if (n == 0) {
-		lab_fail(ctx, "no RDMA devices found");
+		lab_fail_code(ctx, LAB_CODE_NO_DEVICE, "no RDMA devices found");
 		lab_hint(ctx, "load rdma_rxe and run 'rdma link add rxe0 type "
 			      "rxe netdev eth0'");
 		return -1;
@@ -186,8 +258,9 @@ int lab_fail_no_device(struct lab_ctx *ctx, struct ibv_device **list, int n)
 	for (i = 0; i < n && used < sizeof(names); i++)
 		used += snprintf(names + used, sizeof(names) - used, "%s%s",
 				 i ? ", " : "", ibv_get_device_name(list[i]));
-	return lab_fail(ctx, "device '%s' not found; devices here: %s",
-			ctx->opt.dev_name, names);
+	return lab_fail_code(ctx, LAB_CODE_NO_DEVICE,
+			     "device '%s' not found; devices here: %s",
+			     ctx->opt.dev_name, names);
 }
 
 /* "fe80:0000:...": eight groups of four hex digits, as sysfs shows them. */
@@ -353,8 +426,8 @@ void lab_wire_encode(const struct lab_dest *d, uint8_t out[LAB_WIRE_SIZE])
 	lab_put32(out + 48, d->mtu);
 }
 
-int lab_wire_decode(const void *buf, size_t len, struct lab_dest *out,
-		    char *err, size_t errlen)
+enum lab_code lab_wire_decode(const void *buf, size_t len, struct lab_dest *out,
+			      char *err, size_t errlen)
 {
 	const uint8_t *p = buf;
 	struct lab_dest d;
@@ -366,7 +439,7 @@ int lab_wire_decode(const void *buf, size_t len, struct lab_dest *out,
 		snprintf(err, errlen,
 			 "exchange message is %zu bytes, expected %d", len,
 			 LAB_WIRE_SIZE);
-		return -1;
+		return LAB_CODE_EXCH_SIZE;
 	}
 	magic = lab_get32(p);
 	if (magic != LAB_WIRE_MAGIC) {
@@ -374,14 +447,14 @@ int lab_wire_decode(const void *buf, size_t len, struct lab_dest *out,
 			 "bad magic 0x%08x (expected 0x%08x \"RLAB\"): is the "
 			 "peer an rdma-lab?",
 			 magic, LAB_WIRE_MAGIC);
-		return -1;
+		return LAB_CODE_EXCH_MAGIC;
 	}
 	memcpy(&v16, p + 4, 2);
 	if (ntohs(v16) != LAB_WIRE_VERSION) {
 		snprintf(err, errlen,
 			 "exchange version %u not supported (expected %d)",
 			 ntohs(v16), LAB_WIRE_VERSION);
-		return -1;
+		return LAB_CODE_EXCH_VERSION;
 	}
 	memcpy(&v16, p + 6, 2);
 	d.lid = ntohs(v16);
@@ -397,19 +470,20 @@ int lab_wire_decode(const void *buf, size_t len, struct lab_dest *out,
 		snprintf(err, errlen, "%s 0x%x does not fit in 24 bits",
 			 d.qpn > LAB_QPN_MASK ? "QPN" : "PSN",
 			 d.qpn > LAB_QPN_MASK ? d.qpn : d.psn);
-		return -1;
+		return d.qpn > LAB_QPN_MASK ? LAB_CODE_EXCH_QPN
+					    : LAB_CODE_EXCH_PSN;
 	}
 	if (d.len == 0 || d.len > LAB_MAX_BUF || d.addr + d.len < d.addr) {
 		snprintf(err, errlen,
 			 "buffer length %u out of range (1..%u, no wrap)",
 			 d.len, LAB_MAX_BUF);
-		return -1;
+		return LAB_CODE_EXCH_LEN;
 	}
 	if (!lab_mtu_enum(d.mtu)) {
 		snprintf(err, errlen,
 			 "MTU %u is not one of 256, 512, 1024, 2048, 4096",
 			 d.mtu);
-		return -1;
+		return LAB_CODE_EXCH_MTU;
 	}
 	*out = d;
 	return 0;
@@ -426,7 +500,8 @@ static int lab_io(struct lab_ctx *ctx, bool out, void *buf, size_t len,
 	char *p = buf;
 
 	if (ctx->sock < 0)
-		return lab_fail(ctx, "no TCP connection (call lab_tcp_open())");
+		return lab_fail_code(ctx, LAB_CODE_MISUSE,
+				     "no TCP connection (call lab_tcp_open())");
 	while (len > 0) {
 		struct pollfd pfd = {
 			.fd = ctx->sock,
@@ -436,8 +511,9 @@ static int lab_io(struct lab_ctx *ctx, bool out, void *buf, size_t len,
 		ssize_t n;
 
 		if (left <= 0)
-			return lab_fail(ctx, "peer sent no %s within %d s",
-					what, ctx->opt.timeout);
+			return lab_fail_code(ctx, LAB_CODE_PEER_SILENT,
+					     "peer sent no %s within %d s",
+					     what, ctx->opt.timeout);
 		if (poll(&pfd, 1, (int)left) < 0 && errno != EINTR)
 			return lab_fail_verb(ctx, "poll", errno);
 		if (out)
@@ -445,16 +521,18 @@ static int lab_io(struct lab_ctx *ctx, bool out, void *buf, size_t len,
 		else
 			n = recv(ctx->sock, p, len, 0);
 		if (n == 0)
-			return lab_fail(ctx,
-					"peer closed the connection before "
-					"the %s (it failed or exited)",
-					what);
+			return lab_fail_code(
+				ctx, LAB_CODE_PEER_CLOSED,
+				"peer closed the connection before "
+				"the %s (it failed or exited)",
+				what);
 		if (n < 0) {
 			if (errno == EAGAIN || errno == EINTR)
 				continue;
-			return lab_fail(ctx, "TCP %s of the %s failed: %s",
-					out ? "send" : "receive", what,
-					strerror(errno));
+			return lab_fail_code(ctx, lab_errno_code(errno),
+					     "TCP %s of the %s failed: %s",
+					     out ? "send" : "receive", what,
+					     strerror(errno));
 		}
 		p += n;
 		len -= n;
@@ -516,8 +594,9 @@ static int lab_tcp_accept(struct lab_ctx *ctx)
 	if (pfd.fd < 0 && errno == EAFNOSUPPORT)
 		pfd.fd = lab_listen(AF_INET, ctx->opt.tcp_port);
 	if (pfd.fd < 0)
-		return lab_fail(ctx, "cannot listen on TCP port %d: %s",
-				ctx->opt.tcp_port, strerror(errno));
+		return lab_fail_code(ctx, lab_errno_code(errno),
+				     "cannot listen on TCP port %d: %s",
+				     ctx->opt.tcp_port, strerror(errno));
 	do
 		n = poll(&pfd, 1, ctx->opt.timeout * 1000);
 	while (n < 0 && errno == EINTR);
@@ -526,10 +605,10 @@ static int lab_tcp_accept(struct lab_ctx *ctx)
 				    SOCK_NONBLOCK | SOCK_CLOEXEC);
 	close(pfd.fd);
 	if (n == 0)
-		return lab_fail(ctx,
-				"no client connected to TCP port %d "
-				"within %d s",
-				ctx->opt.tcp_port, ctx->opt.timeout);
+		return lab_fail_code(ctx, LAB_CODE_NO_CLIENT,
+				     "no client connected to TCP port %d "
+				     "within %d s",
+				     ctx->opt.tcp_port, ctx->opt.timeout);
 	if (ctx->sock < 0)
 		return lab_fail_verb(ctx, "accept", errno);
 	return lab_sock_setup(ctx);
@@ -577,8 +656,9 @@ static int lab_tcp_connect(struct lab_ctx *ctx)
 	snprintf(port, sizeof(port), "%d", ctx->opt.tcp_port);
 	ret = getaddrinfo(ctx->opt.host, port, &hints, &res);
 	if (ret)
-		return lab_fail(ctx, "cannot resolve '%s': %s", ctx->opt.host,
-				gai_strerror(ret));
+		return lab_fail_code(ctx, LAB_CODE_RESOLVE,
+				     "cannot resolve '%s': %s", ctx->opt.host,
+				     gai_strerror(ret));
 	for (;;) {
 		for (ai = res; ai && ctx->sock < 0; ai = ai->ai_next)
 			ctx->sock = lab_try_connect(ai, deadline);
@@ -588,11 +668,11 @@ static int lab_tcp_connect(struct lab_ctx *ctx)
 	}
 	freeaddrinfo(res);
 	if (ctx->sock < 0)
-		return lab_fail(ctx,
-				"no server listening at %s:%d (tried "
-				"for %d s)",
-				ctx->opt.host, ctx->opt.tcp_port,
-				ctx->opt.timeout);
+		return lab_fail_code(ctx, LAB_CODE_NO_SERVER,
+				     "no server listening at %s:%d (tried "
+				     "for %d s)",
+				     ctx->opt.host, ctx->opt.tcp_port,
+				     ctx->opt.timeout);
 	return lab_sock_setup(ctx);
 }
 
@@ -606,6 +686,7 @@ int lab_tcp_open(struct lab_ctx *ctx)
 int lab_exchange_dest(struct lab_ctx *ctx)
 {
 	uint8_t msg[LAB_WIRE_SIZE];
+	enum lab_code code;
 	char err[160];
 
 	lab_wire_encode(&ctx->local, msg);
@@ -613,8 +694,11 @@ int lab_exchange_dest(struct lab_ctx *ctx)
 	if (lab_io(ctx, true, msg, sizeof(msg), "exchange message") ||
 	    lab_io(ctx, false, msg, sizeof(msg), "exchange message"))
 		return -1;
-	if (lab_wire_decode(msg, sizeof(msg), &ctx->remote, err, sizeof(err)))
-		return lab_fail(ctx, "rejected the peer's message: %s", err);
+	code = lab_wire_decode(msg, sizeof(msg), &ctx->remote, err,
+			       sizeof(err));
+	if (code)
+		return lab_fail_code(ctx, code,
+				     "rejected the peer's message: %s", err);
 	return 0;
 }
 
@@ -644,8 +728,9 @@ int lab_barrier(struct lab_ctx *ctx)
 	    lab_io(ctx, false, &c, 1, "ready byte"))
 		return -1;
 	if (c != LAB_SYNC_READY)
-		return lab_fail(ctx, "expected ready byte 0x%02x, got 0x%02x",
-				LAB_SYNC_READY, c);
+		return lab_fail_code(ctx, LAB_CODE_BAD_SYNC,
+				     "expected ready byte 0x%02x, got 0x%02x",
+				     LAB_SYNC_READY, c);
 	return 0;
 }
 
@@ -668,12 +753,14 @@ int lab_recv_write_done(struct lab_ctx *ctx)
 		return -1;
 	len = lab_get32(msg + 1);
 	if (msg[0] != LAB_SYNC_WRITE)
-		return lab_fail(ctx, "expected write notice 0x%02x, got 0x%02x",
-				LAB_SYNC_WRITE, msg[0]);
+		return lab_fail_code(ctx, LAB_CODE_BAD_SYNC,
+				     "expected write notice 0x%02x, got 0x%02x",
+				     LAB_SYNC_WRITE, msg[0]);
 	if (len > ctx->buf_len)
-		return lab_fail(ctx,
-				"write notice says %u bytes, buffer has %u",
-				len, ctx->buf_len);
+		return lab_fail_code(
+			ctx, LAB_CODE_BAD_SYNC,
+			"write notice says %u bytes, buffer has %u", len,
+			ctx->buf_len);
 	ctx->write_len = len;
 	return 0;
 }
@@ -707,9 +794,10 @@ int lab_recv_atomic_target(struct lab_ctx *ctx)
 	if (lab_io(ctx, false, msg, sizeof(msg), "atomic target"))
 		return -1;
 	if (msg[0] != LAB_SYNC_TARGET)
-		return lab_fail(ctx,
-				"expected atomic target 0x%02x, got 0x%02x",
-				LAB_SYNC_TARGET, msg[0]);
+		return lab_fail_code(
+			ctx, LAB_CODE_BAD_SYNC,
+			"expected atomic target 0x%02x, got 0x%02x",
+			LAB_SYNC_TARGET, msg[0]);
 	ctx->atomic_addr = lab_get64(msg + 1);
 	ctx->atomic_start = lab_get64(msg + 9);
 	return 0;
@@ -731,9 +819,10 @@ int lab_recv_atomic_done(struct lab_ctx *ctx)
 	if (lab_io(ctx, false, &c, 1, "atomic notice"))
 		return -1;
 	if (c != LAB_SYNC_ATOMIC)
-		return lab_fail(ctx,
-				"expected atomic notice 0x%02x, got 0x%02x",
-				LAB_SYNC_ATOMIC, c);
+		return lab_fail_code(
+			ctx, LAB_CODE_BAD_SYNC,
+			"expected atomic notice 0x%02x, got 0x%02x",
+			LAB_SYNC_ATOMIC, c);
 	return 0;
 }
 
@@ -745,55 +834,68 @@ int lab_recv_atomic_done(struct lab_ctx *ctx)
 int lab_check_fits(struct lab_ctx *ctx, const char *what, size_t len)
 {
 	if (len > ctx->buf_len)
-		return lab_fail(ctx,
-				"%s is %zu bytes, larger than the local buffer "
-				"(%u, -s)",
-				what, len, ctx->buf_len);
+		return lab_fail_code(ctx, LAB_CODE_BUF_TOO_SMALL,
+				     "%s is %zu bytes, larger than the local "
+				     "buffer (%u, -s)",
+				     what, len, ctx->buf_len);
 	if (len > ctx->remote.len)
-		return lab_fail(
-			ctx,
-			"%s is %zu bytes, larger than the peer's buffer (%u)",
-			what, len, ctx->remote.len);
+		return lab_fail_code(ctx, LAB_CODE_BUF_TOO_SMALL,
+				     "%s is %zu bytes, larger than the peer's "
+				     "buffer (%u)",
+				     what, len, ctx->remote.len);
 	return 0;
 }
 
 /* ibv_post_send(3), remembering the request for the report and hints. */
 int lab_post_send(struct lab_ctx *ctx, struct ibv_send_wr *wr)
 {
-	struct ibv_send_wr *bad;
-	uint32_t len = 0, mtu = ctx->path_mtu ? ctx->path_mtu : 256, span;
+	struct ibv_send_wr *bad, *w;
+	uint32_t mtu = ctx->path_mtu ? ctx->path_mtu : 256, psn;
 	int i, ret;
 
 	if (!ctx->qp)
-		return lab_fail(ctx, "lab_post_send: ctx->qp is NULL");
-	for (i = 0; i < wr->num_sge; i++)
-		len += wr->sg_list[i].length;
-	span = len ? (len + mtu - 1) / mtu : 1;
-	ctx->posted = (struct lab_posted){
-		.opcode = wr->opcode,
-		.local_addr = wr->num_sge ? wr->sg_list[0].addr : 0,
-		.len = len,
-		.remote_addr = wr->wr.rdma.remote_addr,
-		.rkey = wr->wr.rdma.rkey,
-		.imm = ntohl(wr->imm_data),
-		.psn = ctx->next_psn,
-		.packets = span,
-	};
-	/* A READ request is one packet, but its responses use span PSNs. */
-	if (wr->opcode == IBV_WR_RDMA_READ)
-		ctx->posted.packets = 1;
-	/* Atomics keep their rkey elsewhere in the union. */
-	if (lab_is_atomic(wr->opcode)) {
-		ctx->posted.remote_addr = wr->wr.atomic.remote_addr;
-		ctx->posted.rkey = wr->wr.atomic.rkey;
-		ctx->posted.compare_add = wr->wr.atomic.compare_add;
-		ctx->posted.swap = wr->wr.atomic.swap;
-		ctx->posted.packets = span = 1;
+		return lab_fail_code(ctx, LAB_CODE_MISUSE,
+				     "lab_post_send: ctx->qp is NULL");
+	/*
+	 * A list of requests (chained through next) goes out in order: the
+	 * report and the hints are about its last one, and each request
+	 * takes its own PSNs.
+	 */
+	psn = ctx->next_psn;
+	for (w = wr; w; w = w->next) {
+		uint32_t len = 0, span;
+
+		for (i = 0; i < w->num_sge; i++)
+			len += w->sg_list[i].length;
+		span = len ? (len + mtu - 1) / mtu : 1;
+		ctx->posted = (struct lab_posted){
+			.opcode = w->opcode,
+			.local_addr = w->num_sge ? w->sg_list[0].addr : 0,
+			.len = len,
+			.remote_addr = w->wr.rdma.remote_addr,
+			.rkey = w->wr.rdma.rkey,
+			.imm = ntohl(w->imm_data),
+			.psn = psn,
+			.packets = span,
+		};
+		/* A READ request is one packet, but its responses use span
+		 * PSNs. */
+		if (w->opcode == IBV_WR_RDMA_READ)
+			ctx->posted.packets = 1;
+		/* Atomics keep their rkey elsewhere in the union. */
+		if (lab_is_atomic(w->opcode)) {
+			ctx->posted.remote_addr = w->wr.atomic.remote_addr;
+			ctx->posted.rkey = w->wr.atomic.rkey;
+			ctx->posted.compare_add = w->wr.atomic.compare_add;
+			ctx->posted.swap = w->wr.atomic.swap;
+			ctx->posted.packets = span = 1;
+		}
+		psn = (psn + span) & LAB_QPN_MASK;
 	}
 	ret = ibv_post_send(ctx->qp, wr, &bad);
 	if (ret)
 		return lab_fail_verb(ctx, "ibv_post_send", ret);
-	ctx->next_psn = (ctx->next_psn + span) & LAB_QPN_MASK;
+	ctx->next_psn = psn;
 	return 0;
 }
 
@@ -913,8 +1015,9 @@ int lab_wait_wc(struct lab_ctx *ctx, struct ibv_wc *wc)
 	bool armed = false, watch_peer = ctx->sock >= 0, peer_gone = false;
 
 	if (!ctx->cq || !ctx->channel)
-		return lab_fail(
-			ctx, "lab_wait_wc needs ctx->cq and its ctx->channel");
+		return lab_fail_code(
+			ctx, LAB_CODE_MISUSE,
+			"lab_wait_wc needs ctx->cq and its ctx->channel");
 
 	for (;;) {
 		struct pollfd pfd[2] = {
@@ -929,11 +1032,13 @@ int lab_wait_wc(struct lab_ctx *ctx, struct ibv_wc *wc)
 
 		n = ibv_poll_cq(ctx->cq, 1, wc);
 		if (n < 0)
-			return lab_fail(ctx, "ibv_poll_cq failed (%d)", n);
+			return lab_fail_code(ctx, LAB_CODE_POLL_CQ,
+					     "ibv_poll_cq failed (%d)", n);
 		if (n == 1)
 			break;
 		if (peer_gone)
-			return lab_fail(ctx, "peer closed the TCP connection "
+			return lab_fail_code(ctx, LAB_CODE_PEER_CLOSED,
+					     "peer closed the TCP connection "
 					     "while we waited for a "
 					     "completion (it failed or "
 					     "exited)");
@@ -949,8 +1054,9 @@ int lab_wait_wc(struct lab_ctx *ctx, struct ibv_wc *wc)
 		}
 		left = deadline - lab_now_ms();
 		if (left <= 0) {
-			lab_fail(ctx, "no completion within %d s",
-				 ctx->opt.timeout);
+			lab_fail_code(ctx, LAB_CODE_NO_COMPLETION,
+				      "no completion within %d s",
+				      ctx->opt.timeout);
 			lab_timeout_hint(ctx);
 			return -1;
 		}
@@ -977,11 +1083,11 @@ int lab_wait_wc(struct lab_ctx *ctx, struct ibv_wc *wc)
 		}
 	}
 	if (wc->status != IBV_WC_SUCCESS) {
-		lab_fail(ctx,
-			 "completion with status %s (%d), wr_id %" PRIu64
-			 ", vendor_err 0x%x",
-			 ibv_wc_status_str(wc->status), wc->status, wc->wr_id,
-			 wc->vendor_err);
+		lab_fail_code(ctx, lab_wc_code(wc->status),
+			      "completion with status %s (%d), wr_id %" PRIu64
+			      ", vendor_err 0x%x",
+			      ibv_wc_status_str(wc->status), wc->status,
+			      wc->wr_id, wc->vendor_err);
 		lab_wc_hint(ctx, wc->status);
 		return -1;
 	}

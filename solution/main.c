@@ -54,8 +54,9 @@ int step_open_device(struct lab_ctx *ctx)
 		goto out;
 	}
 	if (ctx->port_attr.state != IBV_PORT_ACTIVE) {
-		lab_fail(ctx, "port %d is %s, not ACTIVE", ctx->opt.ib_port,
-			 ibv_port_state_str(ctx->port_attr.state));
+		lab_fail_code(ctx, LAB_CODE_PORT_NOT_ACTIVE,
+			      "port %d is %s, not ACTIVE", ctx->opt.ib_port,
+			      ibv_port_state_str(ctx->port_attr.state));
 		lab_hint(ctx, "is the network interface up? (ip link; rdma "
 			      "link show)");
 		goto out;
@@ -64,7 +65,8 @@ int step_open_device(struct lab_ctx *ctx)
 	 * InfiniBand. */
 	ethernet = ctx->port_attr.link_layer == IBV_LINK_LAYER_ETHERNET;
 	if (!ethernet && ctx->port_attr.lid == 0) {
-		lab_fail(ctx, "InfiniBand port %d has LID 0", ctx->opt.ib_port);
+		lab_fail_code(ctx, LAB_CODE_PORT_NO_LID,
+			      "InfiniBand port %d has LID 0", ctx->opt.ib_port);
 		lab_hint(ctx, "no subnet manager has configured the port "
 			      "(opensm)");
 		goto out;
@@ -88,7 +90,7 @@ int step_open_device(struct lab_ctx *ctx)
 	}
 	if (lab_choose_gid(tab, ctx->port_attr.gid_tbl_len, ctx->opt.gid_idx,
 			   ethernet, &ctx->gid_idx, err, sizeof(err))) {
-		lab_fail(ctx, "%s", err);
+		lab_fail_code(ctx, LAB_CODE_GID_CHOICE, "%s", err);
 		if (query_err)
 			lab_hint(ctx,
 				 "ibv_query_gid_ex failed for some "
@@ -292,10 +294,12 @@ int step_connect(struct lab_ctx *ctx)
 			return lab_fail_verb(ctx, "ibv_post_recv", ret);
 	}
 	if (grh && lab_gid_is_zero(&rem->gid))
-		return lab_fail(ctx, "the peer sent an all-zero GID but this "
+		return lab_fail_code(ctx, LAB_CODE_PEER_NO_GID,
+				     "the peer sent an all-zero GID but this "
 				     "port needs a GRH");
 	if (!grh && rem->lid == 0)
-		return lab_fail(ctx, "the peer's LID is 0 and no GRH is used: "
+		return lab_fail_code(ctx, LAB_CODE_PEER_NO_LID,
+				     "the peer's LID is 0 and no GRH is used: "
 				     "mixed RoCE and InfiniBand?");
 
 	/*
@@ -371,10 +375,10 @@ int step_send(struct lab_ctx *ctx)
 			return -1;
 		if (wc.opcode != IBV_WC_RECV || wc.wr_id != 0 ||
 		    (wc.wc_flags & IBV_WC_WITH_IMM))
-			return lab_fail(ctx,
-					"expected a plain receive in slot "
-					"0, got opcode %d slot %" PRIu64,
-					wc.opcode, wc.wr_id);
+			return lab_fail_code(ctx, LAB_CODE_WRONG_COMPLETION,
+					     "expected a plain receive in slot "
+					     "0, got opcode %d slot %" PRIu64,
+					     wc.opcode, wc.wr_id);
 		ctx->recv_len[0] = wc.byte_len;
 		return 0;
 	}
@@ -399,9 +403,9 @@ int step_send(struct lab_ctx *ctx)
 	if (lab_post_send(ctx, &wr) || lab_wait_wc(ctx, &wc))
 		return -1;
 	if (wc.opcode != IBV_WC_SEND)
-		return lab_fail(ctx,
-				"expected a SEND completion, got opcode %d",
-				wc.opcode);
+		return lab_fail_code(
+			ctx, LAB_CODE_WRONG_COMPLETION,
+			"expected a SEND completion, got opcode %d", wc.opcode);
 	return 0;
 	/* END SOLUTION */
 }
@@ -424,12 +428,14 @@ int step_send_imm(struct lab_ctx *ctx)
 		if (lab_wait_wc(ctx, &wc))
 			return -1;
 		if (wc.opcode != IBV_WC_RECV || wc.wr_id != 1)
-			return lab_fail(ctx,
-					"expected a receive in slot 1, got "
-					"opcode %d slot %" PRIu64,
-					wc.opcode, wc.wr_id);
+			return lab_fail_code(
+				ctx, LAB_CODE_WRONG_COMPLETION,
+				"expected a receive in slot 1, got "
+				"opcode %d slot %" PRIu64,
+				wc.opcode, wc.wr_id);
 		if (!(wc.wc_flags & IBV_WC_WITH_IMM))
-			return lab_fail(ctx, "the completion carries no "
+			return lab_fail_code(ctx, LAB_CODE_NO_IMM,
+					     "the completion carries no "
 					     "immediate data");
 		ctx->imm_received = ntohl(wc.imm_data);
 		ctx->recv_len[1] = wc.byte_len;
@@ -457,9 +463,9 @@ int step_send_imm(struct lab_ctx *ctx)
 	if (lab_post_send(ctx, &wr) || lab_wait_wc(ctx, &wc))
 		return -1;
 	if (wc.opcode != IBV_WC_SEND)
-		return lab_fail(ctx,
-				"expected a SEND completion, got opcode %d",
-				wc.opcode);
+		return lab_fail_code(
+			ctx, LAB_CODE_WRONG_COMPLETION,
+			"expected a SEND completion, got opcode %d", wc.opcode);
 	return 0;
 	/* END SOLUTION */
 }
@@ -512,10 +518,10 @@ int step_write(struct lab_ctx *ctx)
 	if (lab_post_send(ctx, &wr) || lab_wait_wc(ctx, &wc))
 		return -1;
 	if (wc.opcode != IBV_WC_RDMA_WRITE)
-		return lab_fail(ctx,
-				"expected an RDMA WRITE completion, got "
-				"opcode %d",
-				wc.opcode);
+		return lab_fail_code(ctx, LAB_CODE_WRONG_COMPLETION,
+				     "expected an RDMA WRITE completion, got "
+				     "opcode %d",
+				     wc.opcode);
 	return lab_send_write_done(ctx, len);
 	/* END SOLUTION */
 }
@@ -562,10 +568,10 @@ int step_read(struct lab_ctx *ctx)
 	if (lab_post_send(ctx, &wr) || lab_wait_wc(ctx, &wc))
 		return -1;
 	if (wc.opcode != IBV_WC_RDMA_READ)
-		return lab_fail(ctx,
-				"expected an RDMA READ completion, got "
-				"opcode %d",
-				wc.opcode);
+		return lab_fail_code(ctx, LAB_CODE_WRONG_COMPLETION,
+				     "expected an RDMA READ completion, got "
+				     "opcode %d",
+				     wc.opcode);
 	ctx->read_len = len;
 	return 0;
 	/* END SOLUTION */
@@ -594,13 +600,14 @@ int step_write_imm(struct lab_ctx *ctx)
 		if (lab_wait_wc(ctx, &wc))
 			return -1;
 		if (wc.opcode != IBV_WC_RECV_RDMA_WITH_IMM || wc.wr_id != 2)
-			return lab_fail(ctx,
-					"expected a WRITE with immediate "
-					"in slot 2, got opcode %d slot "
-					"%" PRIu64,
-					wc.opcode, wc.wr_id);
+			return lab_fail_code(ctx, LAB_CODE_WRONG_COMPLETION,
+					     "expected a WRITE with immediate "
+					     "in slot 2, got opcode %d slot "
+					     "%" PRIu64,
+					     wc.opcode, wc.wr_id);
 		if (!(wc.wc_flags & IBV_WC_WITH_IMM))
-			return lab_fail(ctx, "the completion carries no "
+			return lab_fail_code(ctx, LAB_CODE_NO_IMM,
+					     "the completion carries no "
 					     "immediate data");
 		ctx->write_imm_imm = ntohl(wc.imm_data);
 		ctx->write_imm_len = wc.byte_len;
@@ -637,10 +644,10 @@ int step_write_imm(struct lab_ctx *ctx)
 	if (lab_post_send(ctx, &wr) || lab_wait_wc(ctx, &wc))
 		return -1;
 	if (wc.opcode != IBV_WC_RDMA_WRITE)
-		return lab_fail(ctx,
-				"expected an RDMA WRITE completion, got "
-				"opcode %d",
-				wc.opcode);
+		return lab_fail_code(ctx, LAB_CODE_WRONG_COMPLETION,
+				     "expected an RDMA WRITE completion, got "
+				     "opcode %d",
+				     wc.opcode);
 	return 0;
 	/* END SOLUTION */
 }
@@ -670,7 +677,8 @@ int step_atomic(struct lab_ctx *ctx)
 		uint64_t start;
 
 		if (ctx->buf_len < sizeof(*word))
-			return lab_fail(ctx, "-s is below the 8 bytes of the "
+			return lab_fail_code(ctx, LAB_CODE_BUF_TOO_SMALL,
+					     "-s is below the 8 bytes of the "
 					     "atomic word");
 		if (getrandom(&start, sizeof(start), 0) != sizeof(start))
 			return lab_fail_verb(ctx, "getrandom", errno);
@@ -718,10 +726,11 @@ int step_atomic(struct lab_ctx *ctx)
 		if (lab_post_send(ctx, &wr) || lab_wait_wc(ctx, &wc))
 			return -1;
 		if (wc.opcode != (i ? IBV_WC_COMP_SWAP : IBV_WC_FETCH_ADD))
-			return lab_fail(ctx,
-					"expected an atomic completion, got "
-					"opcode %d",
-					wc.opcode);
+			return lab_fail_code(
+				ctx, LAB_CODE_WRONG_COMPLETION,
+				"expected an atomic completion, got "
+				"opcode %d",
+				wc.opcode);
 		ctx->atomic_orig[i] = *res;
 	}
 	return lab_send_atomic_done(ctx);

@@ -10,11 +10,12 @@
 # otherwise malformed markers are errors: message with the line number on
 # stderr, exit status 1.  Plain POSIX awk: no gawk extensions.
 #
-#   awk -v parts=1 -v steps=lab/steps.h -f solution/mkskeleton.awk ...
-# also leaves out the step functions of the parts above 1, and the
-# "Part two:" paragraphs of the TODOs (make dist for a course that does
-# only the core).  -v handout=1 leaves out the first comment, which names
-# the instructor's files (make dist).
+#   awk -v parts=1 -v later="read write_imm atomic" -f solution/mkskeleton.awk ...
+# also leaves out the step functions named in later (the steps of the
+# parts above 1: grader.py steps --later, the one reader of lab/steps.h),
+# and the "Part two:" paragraphs of the TODOs (make dist for a course that
+# does only the core).  -v handout=1 leaves out the first comment, which
+# names the instructor's files (make dist).
 
 function fail(msg) {
 	printf "%s:%d: %s\n", FILENAME, FNR, msg > "/dev/stderr"
@@ -31,19 +32,10 @@ BEGIN {
 		    "markers inside the step_* functions) became a\n * " \
 		    "stub that reports \"TODO <name> is not implemented\"." \
 		    "\n */"
-	if (parts != "") {
-		while ((getline line < steps) > 0)
-			if (line ~ /^LAB_STEP\(/) {
-				split(line, f, /[(), ]+/)
-				part[f[2]] = f[4]
-			}
-		if (!("open_device" in part)) {
-			printf "mkskeleton: no LAB_STEP lines in %s\n", \
-			    steps > "/dev/stderr"
-			failed = 1
-			exit 1
-		}
-	}
+	# The step functions to leave out: a set of names.
+	n = split(later, names, " ")
+	for (i = 1; i <= n; i++)
+		drop[names[i]] = 1
 }
 
 # A step function of a part the course leaves out, with the blank line
@@ -52,11 +44,11 @@ dropping && /^}$/ { dropping = 0; dropped = 1; next }
 dropping { next }
 dropped && /^$/ { dropped = 0; next }
 { dropped = 0 }
-parts != "" && /^int step_[a-z_]+\(/ {
+later != "" && /^int step_[a-z_]+\(/ {
 	name = $0
 	sub(/^int step_/, "", name)
 	sub(/\(.*/, "", name)
-	if ((name in part) && part[name] + 0 > parts + 0) {
+	if (name in drop) {
 		dropping = 1
 		next
 	}

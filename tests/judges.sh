@@ -1,69 +1,58 @@
 #!/bin/bash
 # Every judge on recorded evidence, with no guests: the raw evidence of a
 # batch graded in the guests (tests/judges/recorded.tar.xz: the reference,
-# the skeleton, alt.c, every mistake and hostile seed) is judged again by
+# the skeleton, alt.c, ext.c, every mistake and hostile seed) is judged again by
 # grader.py analyze and show, with QEMU absent from PATH, and the grades
 # are held to what the seeds declare (tests/grade/expect.sh, the checks of
-# tests/grade.sh), never to the grades recorded.  Re-record when the
-# evidence format changes: tests/judges/record says how.
+# tests/grade.sh) and to the verdicts recorded (tests/judges/verdicts.tsv:
+# any change of a score or a hint fails until that file is made again,
+# tests/judges/record --verdicts, and its diff shows the change).  The
+# recording must be of this tree's sources (tests/judges/sources.sha256):
+# re-record when what runs in the guests or a submission changes,
+# JUDGES_RECORD=1 tests/run grade (tests/judges/record says more).
 set -u
 # shellcheck source=tests/lib.sh
 . "$(dirname "$0")/lib.sh"
 # shellcheck source=tests/grade/expect.sh
 . tests/grade/expect.sh
 
-rec=tests/judges/recorded.tar.xz
-ev=$t_tmp/evidence
 out=$t_tmp/graded
-mkdir -p "$ev" "$out/students"
 start=$SECONDS
-if ! tar -xJf "$rec" -C "$ev" 2>"$t_tmp/tar.err"; then
-	fail "unpack $rec" "$t_tmp/tar.err"
-	summary
-	exit
-fi
-
 # No QEMU: the judges need no guest.  No tshark either: it only draws the
 # wire summary a student's report shows, which is never judged, and its
 # start for each failed pairing cost 40 s over the recording.
 mapfile -t qemus < <(compgen -c qemu | sort -u)
 nopath=$(path_without tshark "${qemus[@]}")
-# The interpreter itself, found once: a version manager's python3 is a
-# shim that cost 70 ms a start, 9 s over the recording.
-py=$(python3 -c 'import sys; print(sys.executable)')
-missing=''
-why=''
-n=0
-while read -r name; do
-	e=$ev/$name
-	if [ ! -d "$e/res/$name" ]; then
-		missing="$missing $name"
-		continue
-	fi
-	d=$out/students/$name
-	if PATH=$nopath "$py" -S vm/grader/grader.py analyze "$e/res/$name" \
-		"$e" "$d" 2>>"$t_tmp/analyze.err"; then
-		PATH=$nopath "$py" -S vm/grader/grader.py show "$d/result.json" \
-			>"$d/report.txt" 2>>"$t_tmp/analyze.err" || true
-		n=$((n + 1))
-	else
-		why="$why $name"
-	fi
-done < <(declared_names)
-if [ -z "$missing$why" ] && [ "$n" -gt 0 ] &&
-	"$py" -S vm/grader/grader.py report "$out" 2>>"$t_tmp/analyze.err"; then
-	ok "judged $n recorded submissions without guests in" \
-		"$((SECONDS - start)) s"
+if PATH=$nopath tests/judges/record --judge "$out" >"$t_tmp/judge.log" 2>&1
+then
+	ok "judged $(find "$out/students" -name result.json | wc -l)" \
+		"recorded submissions without guests in $((SECONDS - start)) s"
 else
-	fail "recorded submissions:${missing:+ not recorded:$missing (re-record:" \
-		"tests/judges/record)}${why:+ analyze failed:$why}" \
-		"$t_tmp/analyze.err"
+	fail "the recording judged again" "$t_tmp/judge.log"
+fi
+
+stale=$(tests/judges/record --stale 2>&1)
+if [ -z "$stale" ]; then
+	ok "the recording is of this tree's guest code and submissions"
+else
+	echo "$stale" >"$t_tmp/stale.txt"
+	fail "the recording is stale: $(echo "$stale" | wc -l) source(s)\
+ changed since (re-record: JUDGES_RECORD=1 tests/run grade)" \
+		"$t_tmp/stale.txt"
 fi
 
 expect_init "$out"
-expect_full reference alt
+# The verdicts recorded, step by step (expect_init's steps.tsv).
+if diff -u tests/judges/verdicts.tsv "$t_tmp/steps.tsv" \
+	>"$t_tmp/verdicts.diff"; then
+	ok "$(wc -l <"$t_tmp/steps.tsv") verdicts and hints as recorded"
+else
+	fail "verdicts or hints differ from tests/judges/verdicts.tsv\
+ (deliberate? tests/judges/record --verdicts)" "$t_tmp/verdicts.diff"
+fi
+expect_full reference alt ext
 expect_skeleton
-expect_mistakes "$ev"/reference/res/reference/p*/*.ktrace
+expect_mistakes "$out"/recorded/reference/res/reference/p*/*.ktrace
 expect_own_lines
 expect_hostile
 

@@ -145,6 +145,7 @@ SCRIPTS = ["Makefile", ".ci/run", "tests/run", "tests/*.sh", "tests/unit/*.sh",
            "vm/run", "vm/demo", "vm/prepare", "vm/deps", "vm/grade",
            "vm/grade-all", "vm/wire-summary", "vm/guest-stage2",
            "vm/grader/batch", "vm/grader/guest-driver", "vm/grader/compile.sh",
+           "vm/grader/settings.sh",
            "vm/grader/mkdist", "lab/*.sh",
            "docs/runs/record", "tests/grade/expect.sh",
            "tests/judges/record", "vm/platforms/container",
@@ -185,7 +186,7 @@ def main():
     # Functions of the files scripts source.
     lib = "".join(open(f, encoding="utf-8").read()
                   for f in ("tests/lib.sh", "tests/grade/expect.sh",
-                            "vm/grader/compile.sh"))
+                            "vm/grader/compile.sh", "vm/grader/settings.sh"))
     lib_funcs = set(re.findall(r"^\s*([A-Za-z_][\w-]*)\s*\(\)", lib, re.M))
     seen, bad = 0, 0
     for pattern in SCRIPTS:

@@ -1,7 +1,8 @@
 """The grader's evidence readers, on recorded evidence (no guests): the
 guest kernel's trace (tests/unit/ktrace/, recorded from real grading runs
-of the reference, the notice_early mistake and the raw_barrier hostile,
-the guests at their addresses 192.0.2.1 and .2) and the wire's ICRC
+of the reference, the notice_early mistake, the raw_barrier hostile and
+tests/grade/ext.c, the guests at their addresses 192.0.2.1 and .2, and
+of a small loopback program in one guest) and the wire's ICRC
 (docs/runs/demo.pcap).  One "ok NAME" or "FAIL NAME: why" line per
 check."""
 import os
@@ -98,6 +99,85 @@ forged = ("           <...>-363     [000] DNZff    53.7: barrier: (0x1) "
 check("ktrace_only_its_own_shape",
       [e["_fn"] for e in kernel.parse_ktrace(forged)] == ["kwc"],
       kernel.parse_ktrace(forged))
+
+# The extended API, and lists of requests (issue 25): the records do not
+# depend on the API.  ext-loopback.txt: a real trace of a small program
+# on one guest, its RC QP connected to itself, made by ibv_create_qp_ex on
+# a CQ of ibv_create_cq_ex; one ibv_wr_start..ibv_wr_complete of four
+# requests (SEND with immediate, WRITE, FETCH_ADD, CMP_SWAP), then one
+# ibv_post_send of a chained SEND and CMP_SWAP, its completions taken by
+# ibv_start_poll and ibv_next_poll.
+loop = kernel.parse_ktrace(kt("ext-loopback.txt"))
+qps = [e for e in loop if e["_fn"] == "ibv_create_qp"]
+cqs = [e for e in loop if e["_fn"] == "ibv_create_cq"]
+check("ktrace_ex_objects_are_objects",
+      len(qps) == 1 and qps[0].get("qpn") == "0x12" and
+      qps[0].get("type") == "2" and len(cqs) == 1 and
+      qps[0].get("send_cq") == cqs[0]["_ret"] and
+      not any(kernel.leaks(loop)), "%s %s" % (qps, cqs))
+posts = [e for e in loop if e["_fn"] == "ibv_post_send"]
+got = [(text.num(e["opcode"]), e["n"], e["_ret"], text.num(e["len"]))
+       for e in posts]
+check("ktrace_each_request_a_post",
+      got == [(3, "4", "0", 6), (0, "4", "0", 100), (6, "4", "0", 8),
+              (5, "4", "0", 8), (2, "2", "0", 16), (5, "2", "0", 8)], got)
+check("ktrace_ex_request_fields",
+      posts[0]["imm"] == "0x11223344" and
+      text.num(posts[3]["swap"]) == 0x0123456789abcdef and
+      posts[3]["raddr"] == posts[2]["raddr"] and
+      text.num(posts[2]["cmp_add"]) == 1 and
+      text.num(posts[5]["cmp_add"]) == 7 and
+      text.num(posts[5]["swap"]) == 8 and
+      posts[5]["raddr"] == posts[3]["raddr"] and
+      posts[5]["rkey"] == posts[3]["rkey"], posts)
+wcs = [text.num(e["opcode"]) for e in loop if e["_fn"] == "wc"]
+check("ktrace_start_and_next_poll_take_completions",
+      wcs == [128, 0, 1, 4, 3, 128, 0, 3], wcs)
+# A receive list's next pointers are read one through the other: after a
+# NULL the kernel's failed read leaves the buffer's old bytes (n3 here).
+check("ktrace_one_receive_is_one",
+      [e["n"] for e in loop if e["_fn"] == "ibv_post_recv"] == ["1", "1"],
+      [e for e in loop if e["_fn"] == "ibv_post_recv"])
+# ext.c's real runs (tests/grade/ext.c, graded: ext-client.txt, p2's
+# client; ext-server.txt, p1's server): what the judges read of them is
+# what they read of the reference's.
+ext_cli = kernel.parse_ktrace(kt("ext-client.txt"))
+ext_srv = kernel.parse_ktrace(kt("ext-server.txt"))
+made = {e["_fn"] for e in ext_cli if kernel.created(e["_ret"])}
+check("ktrace_ex_client_made_what_the_reference_made", want <= made and
+      not any(kernel.leaks(ext_cli)), "created: %s" % sorted(made))
+check("ktrace_ex_client_posts",
+      [text.num(e["opcode"]) for e in ext_cli if e["_fn"] ==
+       "ibv_post_send" and e["_ret"] == "0"] == [2, 3, 0, 4, 1, 6, 5],
+      [e for e in ext_cli if e["_fn"] == "ibv_post_send"])
+check("ktrace_ex_notices_after_the_completions",
+      kernel.write_done_early(ext_cli, SRV) is False and
+      kernel.notice_early(ext_cli, kernel.signal_at(
+          ext_cli, "client", "atomic_done", SRV),
+          [verbs.WC_FETCH_ADD, verbs.WC_COMP_SWAP]) is False,
+      "write or atomic notice before its completions")
+at = kernel.signal_at(ext_srv, "server", "barrier", CLI)
+check("ktrace_ex_server_receives_one_list_before_the_barrier",
+      at is not None and kernel.recvs_before(ext_srv, at) == 3 and
+      len([e for e in ext_srv if e["_fn"] == "ibv_post_recv"]) == 1,
+      "barrier at %s, %s receives before" % (
+          at, kernel.recvs_before(ext_srv, at or 0)))
+# An abort posts nothing; a complete that failed posts with its result.
+L = "           <...>-9     [000] DNZff    1.0: %s: (0x1) qp=0x5 qpn=0x12 "
+aborted = kernel.parse_ktrace("\n".join([
+    L % "ibv_wr_start" + "flags=0x0",
+    L % "ibv_wr_send" + "flags=0x2",
+    L % "ibv_wr_abort" + "flags=0x2",
+    L % "ibv_wr_start" + "flags=0x0",
+    L % "ibv_wr_rdma_read" + "flags=0x2 rkey=0x7 raddr=0x1000",
+    L % "ibv_wr_set_sge" + "flags=0x2 lkey=0x3 laddr=0x2000 len=8",
+    L % "ibv_wr_complete" + "flags=0x2",
+    "           <...>-9     [000] DNZff    1.0: ibv_wr_complete_ret: "
+    "(0x1 <- 0x2) ret=12"]))
+check("ktrace_ex_abort_and_failure",
+      [(e["_fn"], e["opcode"], e["_ret"], e["raddr"], e["len"])
+       for e in aborted] == [("ibv_post_send", "4", "12", "0x1000", "8")],
+      aborted)
 
 # The wire: every packet of a real capture has a right ICRC; one changed
 # byte of payload, and that packet no longer counts.

@@ -446,3 +446,13 @@ usage_error grader_payloads_unwritable payloads /proc/no-such/res
 usage_error grader_analyze_unwritable analyze "$h/no-such" "$h/no-such" \
 	/proc/no-such/dest
 usage_error grader_steps_bad_arg steps --bogus
+# One argument more than each command takes.
+usage_error grader_unpack_extra_arg unpack a b c
+usage_error grader_names_extra_arg names a b
+usage_error grader_clean_extra_arg clean a
+usage_error grader_analyze_extra_arg analyze a b c d
+usage_error grader_report_extra_arg report a b
+usage_error grader_leaks_extra_arg leaks a b
+usage_error grader_packets_extra_arg packets a b
+usage_error grader_slice_extra_arg slice a b c
+usage_error grader_steps_extra_arg steps --parts --graded

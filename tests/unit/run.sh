@@ -207,7 +207,7 @@ else
 fi
 # One stub per step of lab/steps.h, in its order, and nothing else: the
 # student's file starts at its first TODO and holds only the steps.
-want=$(sed -n 's/^LAB_STEP(\([a-z_]*\), [0-9]*, [0-9]*)$/\1/p' lab/steps.h | tr '\n' ' ')
+want=$(lab_steps | tr '\n' ' ')
 got=$(sed -n 's/^\treturn lab_todo(ctx, "\([a-z_]*\)");$/\1/p' lab/main.c |
 	tr '\n' ' ')
 if [ -n "$want" ] && [ "$got" = "$want" ]; then
@@ -227,37 +227,37 @@ else
 fi
 
 # ---- the grader: one judge per step, as docs/grading.md lists them ----
-# The judges registered (@judge in vm/grader/labgrader/judges/STEP.py),
-# lab/steps.h and the evidence table of docs/grading.md name the same
-# steps in the same order, with the same points; each step is judged on
-# both sides, by judges defined in the step's own module.
-if python3 -B - >"$BIN/judges.out" 2>&1 <<'PY'; then
-import re, sys
-sys.path.insert(0, "vm/grader")
-from labgrader import lab
-from labgrader.judges.registry import REGISTRY, SIDES, judges_of
-doc = open("docs/grading.md", encoding="utf-8").read()
-doc = doc.split("## Scoring and evidence", 1)[1].split("\n## ", 1)[0]
-rows = [(m.group(1), int(m.group(2))) for m in
-        re.finditer(r"^\| `(\w+)` \| (\d+) \|", doc, re.M)]
-judges = [(s, lab.POINTS.get(s)) for s in REGISTRY]
-if not (judges == lab.STEPS == rows):
-    sys.exit("registered %s\nsteps.h %s\ngrading.md %s" % (
-        judges, lab.STEPS, rows))
-for s, _ in lab.STEPS:
-    for side in SIDES:
-        if not judges_of(s, side):
-            sys.exit("no judge of %s's %s side" % (s, side))
-    away = [fn.__module__ for _, fn in REGISTRY[s]
-            if fn.__module__ != "labgrader.judges." + s]
-    if away:
-        sys.exit("%s judged outside judges/%s.py: %s" % (s, s, away))
-print(" ".join(s for s, _ in rows))
-PY
+# The judges registered (@judge), lab/steps.h and the evidence table of
+# docs/grading.md: the same steps, order and points; its pairings table
+# is vm/grader/pairings.tsv's (tables_agree.py).
+if python3 tests/unit/tables_agree.py >"$BIN/judges.out" 2>&1; then
 	ok "grader_one_judge_per_step ($(cat "$BIN/judges.out"))"
 else
 	fail grader_one_judge_per_step "$BIN/judges.out"
 fi
+# ... and the check notices a table that drifts: two steps swapped, a
+# step's points changed, a pairing's roles swapped.
+# shellcheck disable=SC2016 # backquotes of markdown, not of the shell
+sed '/^| `send` | /{h;d};/^| `send_imm` | /G' docs/grading.md >"$BIN/swapped.md"
+# shellcheck disable=SC2016 # backquotes of markdown, not of the shell
+sed 's/^| `atomic` | [0-9]* |/| `atomic` | 9 |/' docs/grading.md \
+	>"$BIN/points.md"
+sed 's/^| p1 | student | reference |$/| p1 | reference | student |/' \
+	docs/grading.md >"$BIN/pairing.md"
+for drift in swapped points pairing; do
+	if cmp -s docs/grading.md "$BIN/$drift.md"; then
+		ko "tables_agree_notices_$drift" "the sed changed nothing"
+	elif python3 tests/unit/tables_agree.py "$BIN/$drift.md" \
+		>"$BIN/drift.out" 2>&1; then
+		ko "tables_agree_notices_$drift" "a drifted table passed"
+	else
+		ok "tables_agree_notices_$drift ($(grep -c . "$BIN/drift.out") lines)"
+	fi
+done
+
+# ---- FAIL lines' cause codes: lab/codes.h, protocol.md, the grader ----
+python3 -B tests/unit/codes_check.py >"$BIN/codes.out" 2>&1
+tally codes_check "$BIN/codes.out" $?
 
 # ---- the grader's evidence readers, on recorded evidence ----
 # The guest kernel's trace (tests/unit/ktrace/, from real grading runs)
@@ -333,7 +333,7 @@ X
 rc=$?
 if [ "$rc" -eq 1 ] && [ ! -s "$BIN/run.out" ] &&
 	[ "$(head -n 1 "$BIN/run.err")" = \
-		"lab open_device FAIL: TODO open_device is not implemented" ]; then
+		"lab open_device FAIL: TODO open_device is not implemented code=TODO" ]; then
 	ok skeleton_stops_at_open_device
 else
 	ko skeleton_stops_at_open_device \

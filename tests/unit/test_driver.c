@@ -73,15 +73,29 @@ static void capture(int (*fn)(struct lab_ctx *), struct lab_ctx *ctx,
 	fclose(err);
 }
 
-/* A step that fails in its report prints one FAIL line and no ok line. */
+/* The text ends with " code=NAME\n" (docs/protocol.md, "Failure codes"). */
+static bool ends_with_code(const char *text, const char *code)
+{
+	char want[64];
+	size_t n = strlen(text), k;
+
+	snprintf(want, sizeof(want), " code=%s\n", code);
+	k = strlen(want);
+	return n >= k && !strcmp(text + n - k, want);
+}
+
+/* A step that fails in its report prints one FAIL line and no ok line,
+ * which names the cause code. */
 static void expect_fail_only(const char *name, int (*fn)(struct lab_ctx *),
-			     struct lab_ctx *ctx, const char *reason)
+			     struct lab_ctx *ctx, const char *reason,
+			     const char *code)
 {
 	struct captured c;
 
 	capture(fn, ctx, &c);
 	if (c.ret == -1 && !c.out[0] && count_lines(c.err) == 1 &&
-	    strstr(c.err, " FAIL: ") && strstr(c.err, reason)) {
+	    strstr(c.err, " FAIL: ") && strstr(c.err, reason) &&
+	    ends_with_code(c.err, code)) {
 		printf("ok   %s\n", name);
 		return;
 	}
@@ -107,6 +121,61 @@ static int query_port_einval(struct lab_ctx *ctx)
 	return lab_fail_verb(ctx, "ibv_query_port", EINVAL);
 }
 
+static int student_fail(struct lab_ctx *ctx)
+{
+	return lab_fail(ctx, "my own check");
+}
+
+static int unknown_errno(struct lab_ctx *ctx)
+{
+	return lab_fail_verb(ctx, "ibv_foo", 4095);
+}
+
+/* expect_code NAME CODE: fn(ctx) printed one FAIL line with code=CODE. */
+static void expect_code(const char *name, int (*fn)(struct lab_ctx *),
+			struct lab_ctx *ctx, const char *code)
+{
+	struct captured c;
+
+	capture(fn, ctx, &c);
+	if (c.ret == -1 && count_lines(c.err) == 1 &&
+	    strstr(c.err, " FAIL: ") && ends_with_code(c.err, code)) {
+		printf("ok   %s\n", name);
+		return;
+	}
+	printf("FAIL %s: stderr '%s'\n", name, c.err);
+	failures++;
+}
+
+/* Every status and errno of lab/codes.h maps to its own code, and each
+ * code has its name; lab_fail() is STUDENT, an unlisted errno OTHER. */
+static void codes(void)
+{
+	struct lab_ctx ctx;
+	int bad = 0;
+
+#define LAB_CODE(name)
+#define LAB_WC(name)                                                           \
+	bad += lab_wc_code(IBV_WC_##name) != LAB_CODE_WC_##name ||             \
+	       strcmp(lab_code_name(LAB_CODE_WC_##name), "WC_" #name);
+#define LAB_ERRNO(name)                                                        \
+	bad += lab_errno_code(name) != LAB_CODE_ERRNO_##name ||                \
+	       strcmp(lab_code_name(LAB_CODE_ERRNO_##name), "ERRNO_" #name);
+#include "../../lab/codes.h"
+#undef LAB_CODE
+#undef LAB_WC
+#undef LAB_ERRNO
+	if (bad) {
+		printf("FAIL codes_wc_errno_names: %d wrong\n", bad);
+		failures++;
+	} else {
+		printf("ok   codes_wc_errno_names\n");
+	}
+	client(&ctx, "send");
+	expect_code("codes_student", student_fail, &ctx, "STUDENT");
+	expect_code("codes_errno_other", unknown_errno, &ctx, "ERRNO_OTHER");
+}
+
 int main(void)
 {
 	static char buf[64];
@@ -122,7 +191,7 @@ int main(void)
 					  .len = 5,
 					  .imm = 0x78563412 };
 	expect_fail_only("send_imm_swapped_imm_one_line", report_send_imm, &ctx,
-			 "use htonl()");
+			 "use htonl()", "IMM_ORDER");
 
 	client(&ctx, "write_imm");
 	ctx.posted = (struct lab_posted){ .opcode = IBV_WR_RDMA_WRITE_WITH_IMM,
@@ -130,7 +199,7 @@ int main(void)
 					  .len = 5,
 					  .imm = 0x78563412 };
 	expect_fail_only("write_imm_swapped_imm_one_line", report_write_imm,
-			 &ctx, "use htonl()");
+			 &ctx, "use htonl()", "IMM_ORDER");
 
 	/* read: the READ went out, but its bytes are not in ctx->buf. */
 	client(&ctx, "read");
@@ -141,7 +210,7 @@ int main(void)
 					  .len = 21 };
 	ctx.read_len = 21;
 	expect_fail_only("read_wrong_bytes_one_line", report_read, &ctx,
-			 "does not hold");
+			 "does not hold", "READ_DATA");
 
 	/* atomic, client: the results are not the start and start + 1. */
 	client(&ctx, "atomic");
@@ -151,14 +220,14 @@ int main(void)
 	ctx.atomic_orig[0] = 5;
 	ctx.atomic_orig[1] = 5;
 	expect_fail_only("atomic_client_wrong_results_one_line", report_atomic,
-			 &ctx, "the atomics returned");
+			 &ctx, "the atomics returned", "ATOMIC_ORIG");
 
 	/* atomic, server: the word was not swapped. */
 	client(&ctx, "atomic");
 	ctx.opt.host = NULL;
 	ctx.atomic_final = 6;
 	expect_fail_only("atomic_server_not_swapped_one_line", report_atomic,
-			 &ctx, "not LAB_ATOMIC_SWAP");
+			 &ctx, "not LAB_ATOMIC_SWAP", "ATOMIC_FINAL");
 
 	/* -i 2: ibv_query_port fails with EINVAL, and a hint says why. */
 	client(&ctx, "open_device");
@@ -166,12 +235,13 @@ int main(void)
 	capture(query_port_einval, &ctx, &c);
 	if (c.ret == -1 && !c.out[0] && count_lines(c.err) == 2 &&
 	    strstr(c.err, "lab open_device FAIL: ibv_query_port failed: "
-			  "Invalid argument (errno 22)\n") &&
+			  "Invalid argument (errno 22) code=ERRNO_EINVAL\n") &&
 	    strstr(c.err, "lab open_device hint: -i 2: ")) {
 		printf("ok   query_port_einval_hint\n");
 	} else {
 		printf("FAIL query_port_einval_hint: stderr '%s'\n", c.err);
 		failures++;
 	}
+	codes();
 	return failures ? 1 : 0;
 }

@@ -36,17 +36,34 @@ quoted_includes() {
 # the libraries or the scaffolding, no code before main; every symbol but
 # the steps made local), then linked.  Leaves RES/rdma-lab, or
 # RES/compile.log and RES/compile-failed; then RES/compiled.  LAB_CFLAGS
-# and LAB_LDLIBS are lab/flags.mk's.
+# and LAB_LDLIBS are lab/flags.mk's.  RES/standins, when there, names the
+# steps whose reference version (scaffold/standins.o) is linked in place
+# of the student's (labgrader/rounds.py says when): the student's becomes
+# local to main.o, the reference's is the only global one of standins.o,
+# and --gc-sections leaves out the reference's other steps.
 compile_job() {
-	local d=$1 res=$2 rc=0 s=/grader/scaffold
+	local d=$1 res=$2 rc=0 s=/grader/scaffold standins=''
 	shift 2
+	[ ! -f "$res/standins" ] || standins=$(tr -cd 'a-z_ \n' <"$res/standins")
 	quoted_includes "$d/main.c" >"$res/compile.log" || rc=1
 	# shellcheck disable=SC2016 # expanded by the shell in the jail
 	[ "$rc" != 0 ] || "$@" sh -c 'cc $1 -I$3 -c -o main.o main.c &&
 		sh $3/check-main.sh main.c main.o $3/support.o $3/driver.o &&
-		cc $1 -o rdma-lab main.o $3/support.o $3/driver.o $2' \
-		sh "$LAB_CFLAGS" "$LAB_LDLIBS" "$s" >"$res/compile.log" 2>&1 ||
-		rc=$?
+		if [ -z "$4" ]; then
+			cc $1 -o rdma-lab main.o $3/support.o $3/driver.o $2
+		else
+			l= k=
+			for step in $4; do
+				l="$l -L step_$step"
+				k="$k --keep-global-symbol=step_$step"
+			done
+			objcopy $l main.o &&
+			objcopy $k $3/standins.o standins.o &&
+			cc $1 -Wl,--gc-sections -o rdma-lab main.o standins.o \
+				$3/support.o $3/driver.o $2
+		fi' \
+		sh "$LAB_CFLAGS" "$LAB_LDLIBS" "$s" "$standins" \
+		>"$res/compile.log" 2>&1 || rc=$?
 	if [ "$rc" = 0 ] && [ -x "$d/rdma-lab" ]; then
 		cp "$d/rdma-lab" "$res/rdma-lab"
 		: >"$res/compiled"

@@ -7,6 +7,10 @@
                                        names that collide (grade-all)
   grader.py clean                      stdin without terminal controls
   grader.py analyze RESDIR RUNDIR DEST  judge one student: DEST/result.json
+  grader.py next-round STUDENT         the steps to stand in for in its
+                                       next round (STUDENT/round-K/), or
+                                       nothing: every step judged
+  grader.py merge-rounds STUDENT       STUDENT/result.json from its rounds
   grader.py show RESULT [STEP...]      score lines and evidence (student)
   grader.py results RESULT FILE [STEP...]  Gradescope results.json
   grader.py platform KIND DEST SECONDS RESULT [STEP...]  KIND's results
@@ -22,8 +26,10 @@
   grader.py packets PCAP               the RoCEv2 packets the grader sees
   grader.py slice RESDIR RUNDIR        RESDIR/pN.pcap: pairing N's packets,
                                        cut from the guest's one capture
-  grader.py steps [--parts]            lab/steps.h: NAME POINTS PART per
-                                       step, or LAB_PARTS
+  grader.py steps [--graded|--later|--parts]  lab/steps.h: NAME POINTS
+                                       PART per step (of every part, of
+                                       parts 1..LAB_PARTS, of the parts
+                                       after), or LAB_PARTS
 
 Evidence comes from what happened, not from what the student's program
 printed: the reference peer's lines (the reference is trusted), the
@@ -46,6 +52,7 @@ from labgrader.evidence.wire import cmd_slice, parse_pcap
 from labgrader.lab import POINTS, cmd_steps
 from labgrader.platforms import KINDS, cmd_platform, cmd_results
 from labgrader.reports import cmd_report, cmd_show
+from labgrader.rounds import cmd_merge_rounds, cmd_next_round
 from labgrader.student import cmd_analyze
 from labgrader.submissions import (cmd_clean, cmd_names, cmd_payloads,
                                    cmd_unpack)
@@ -58,7 +65,8 @@ ARGS = {"payloads": (1, None), "unpack": (2, 2), "names": (1, 1),
         "clean": (0, 0), "analyze": (3, 3), "show": (1, None),
         "results": (2, None), "report": (1, 1), "merge": (2, None),
         "progress": (2, None), "leaks": (1, 1), "packets": (1, 1),
-        "slice": (2, 2), "steps": (0, 1), "platform": (4, None)}
+        "slice": (2, 2), "steps": (0, 1), "next-round": (1, 1),
+        "merge-rounds": (1, 1), "platform": (4, None)}
 
 
 def usage_line(cmd):
@@ -84,7 +92,8 @@ def main(argv):
     if len(args) < least or (most is not None and len(args) > most) or \
             (cmd == "progress" and not all(re.fullmatch(r"\d+", a)
                                            for a in args[1:])) or \
-            (cmd == "steps" and args not in ([], ["--parts"])) or \
+            (cmd == "steps" and args not in (
+                [], ["--parts"], ["--graded"], ["--later"])) or \
             (cmd == "platform" and not platform_args(args)):
         print("usage: %s" % usage_line(cmd), file=sys.stderr)
         return 2
@@ -102,8 +111,8 @@ def main(argv):
     # every command, a file it cannot read or write (a DEST it may not
     # create) is one line too; anything else is a bug, with its traceback.
     caught = (OSError, ValueError, KeyError, TypeError) if cmd in (
-        "show", "results", "report", "names", "clean", "platform") \
-        else OSError
+        "show", "results", "report", "names", "clean", "next-round",
+        "merge-rounds", "platform") else OSError
     try:
         return run(cmd, args)
     except caught as e:
@@ -144,6 +153,10 @@ def run(cmd, args):
         return cmd_clean()
     if cmd == "analyze":
         return cmd_analyze(args[0], args[1], args[2])
+    if cmd == "next-round":
+        return cmd_next_round(args[0])
+    if cmd == "merge-rounds":
+        return cmd_merge_rounds(args[0])
     if cmd == "show":
         return cmd_show(args[0], bad or None)
     if cmd == "results":

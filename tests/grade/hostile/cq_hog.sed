@@ -3,7 +3,7 @@
 # given.  The rdma controller of its run's cgroup gives it 16 verbs
 # objects (the lab needs six): the 17th is refused, and it keeps
 # open_device only.
-# score: 2
+# score: 18
 # text: held 16 CQs of [0-9]+ entries, then: Resource temporarily unavailable
 /^#include "lab.h"$/a\
 \

@@ -2,7 +2,7 @@
 # cgroup kills it at the limit (never the guest driver or the
 # reference): graded, it loses what it did not finish, and the hint names
 # the memory.
-# score: 0
+# score: 18
 # text: exhausted its memory
 /^#include "lab.h"$/a\
 \

@@ -4,7 +4,7 @@
 # /proc/self/mem, a file of its own in /tmp mapped executable.  The jail
 # refuses each (seccomp W^X, /proc read-only, /tmp noexec); had one
 # worked, the code (return 42) would have run and said so.
-# score: 0
+# score: 18
 # text: no code: mmap Operation not permitted, mprotect Operation not permitted, /proc/self/mem Read-only file system, /tmp Operation not permitted
 /^#include "lab.h"$/a\
 #include <fcntl.h>\

@@ -2,7 +2,7 @@
 # ($LAB_PROJECT, /lab-out/config) or any solution/rdma-lab it finds.  The
 # sandbox shows none, so it says so and fails; had one been there, the
 # start line of the program it ran would fail every step.
-# score: 0
+# score: 18
 # text: no reference to run
 /^#include "lab.h"$/a\
 #include <glob.h>\

@@ -1,7 +1,7 @@
 # Runs a second program: itself again (as a cheat would to shed the
 # tracer, or to run the reference), then /bin/true from a child.  The
 # jail lets only its own exec of the program through: both are refused.
-# score: 0
+# score: 18
 # text: execve of /proc/self/exe: Operation not permitted; a child's execve of /bin/true: Operation not permitted
 /^#include "lab.h"$/a\
 #include <sys/wait.h>\

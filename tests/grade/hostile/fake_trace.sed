@@ -3,7 +3,7 @@
 # /lab-out, and exits.  The trace the grader reads is the guest kernel's,
 # which no descriptor of the program reaches; the payloads are not there
 # to be read.
-# score: 0
+# score: 18
 # text: no device opened in the kernel's trace of your process
 /^#include "lab.h"$/a\
 #include <glob.h>\

@@ -3,7 +3,7 @@
 # its own code: from a memfd (memfd_create + fexecve), else from a file
 # of its own in /tmp.  The jail refuses memfd_create and every exec after
 # its own, so the stand-in never runs and the program says why.
-# score: 0
+# score: 18
 # text: memfd_create: Operation not permitted; execve of /tmp/stand-in: Operation not permitted
 /^#include "lab.h"$/a\
 #include <fcntl.h>\

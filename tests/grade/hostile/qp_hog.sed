@@ -5,7 +5,7 @@
 # with a limit twice the guest's memory, the guest reached its OOM killer,
 # and at times missed its heartbeat: an environment error).  It keeps
 # open_device only, and the next students find the guest as before.
-# score: 2
+# score: 18
 # text: held [0-9]+ QPs of [0-9]+ WRs, [0-9]+ SGEs, then: Cannot allocate memory
 /^#include "lab.h"$/a\
 \

@@ -4,7 +4,7 @@
 # the byte at its place in the server's TCP stream to the client (the
 # guest kernel's trace of every TCP send), not as a helper call, so the
 # receives still come after it: send and send_imm lose, every time.
-# score: 16
+# score: 17
 # text: before lab_barrier\(\) told the peer
 /^#include "lab.h"$/a\
 #include <poll.h>\

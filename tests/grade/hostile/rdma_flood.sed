@@ -7,6 +7,6 @@
 # the reference peer gives up waiting (7 s; with a 4 MiB bound it did not
 # on Debian 13's, and the program kept teardown).  It keeps the steps
 # before write.
-# score: 15
+# score: 17
 # text: made its pairing's packets exceed 1 MiB in step write
 s#^\tmemcpy(ctx->buf, ctx->opt.write_msg, len);$#&\n\tfor (int i = 0; i < 100000; i++) {\n\t\tstruct ibv_send_wr f[LAB_SEND_DEPTH], *bad;\n\t\tstruct ibv_sge big = sge;\n\n\t\tbig.length = ctx->buf_len < ctx->remote.len ? ctx->buf_len : ctx->remote.len;\n\t\tfor (int k = 0; k < LAB_SEND_DEPTH; k++) {\n\t\t\tf[k] = wr;\n\t\t\tf[k].sg_list = \&big;\n\t\t\tf[k].send_flags = k + 1 == LAB_SEND_DEPTH ? IBV_SEND_SIGNALED : 0;\n\t\t\tf[k].next = k + 1 < LAB_SEND_DEPTH ? \&f[k + 1] : NULL;\n\t\t}\n\t\tif (ibv_post_send(ctx->qp, f, \&bad) || lab_wait_wc(ctx, \&wc))\n\t\t\treturn -1;\n\t}#

@@ -1,7 +1,7 @@
 # Fakes RoCE from a plain socket: a UDP socket to port 4791 of both
 # guests (a forged ACK would follow), else a raw one.  The jail allows
 # TCP, AF_UNIX and netlink only: both are refused.
-# score: 0
+# score: 18
 # text: socket\(UDP\): Operation not permitted; socket\(raw\): Operation not permitted
 /^#include "lab.h"$/a\
 #include <netinet/in.h>\

@@ -107,6 +107,8 @@ HINTS = {
     "IBV_ACCESS_LOCAL_WRITE (and use its lkey)",
     "read_traced": "the READ must be done by your own program: post an "
     "IBV_WR_RDMA_READ and wait for its completion",
+    "sge_lkey": "a local protection error: the SGE must lie in an MR of "
+    "yours, with that MR's lkey (not its rkey)",
     "wimm_opcode": "use IBV_WR_RDMA_WRITE_WITH_IMM for write_imm, with "
     "imm_data = htonl(--imm), to the address and rkey the server "
     "advertised",
@@ -133,3 +135,18 @@ HINTS = {
     "atomic_traced": "the atomics must be done by your own program: post "
     "them and wait for their completions",
 }
+
+# The hints whose cause is in the code of an earlier step than the one
+# that failed: the access flags of an MR (create_resources) or of the QP
+# (qp_to_init), the receives posted and the read credits given before RTR
+# (connect).  Each step is judged on its own code (rounds.py): the loss
+# goes to that step, and the failed step is judged again with the
+# reference's version of that step in place of the student's.
+CAUSE = {
+    "late_recv": "connect", "rnr": "connect", "rd_credits": "connect",
+    "read_mr": "create_resources", "read_local": "create_resources",
+    "mr_remote": "create_resources",
+    "read_qp": "qp_to_init", "atomic_qp": "qp_to_init",
+    "qp_remote": "qp_to_init",
+}
+CAUSE_OF_HINT = {HINTS[k]: s for k, s in CAUSE.items()}

@@ -1,6 +1,6 @@
 """The lab's facts, read from lab/steps.h and lab/lab.h (their one home):
-the steps, their points and parts, the constants the steps use, and the
-three pairings each submission runs in."""
+the steps, their points and parts, the constants the steps use; and,
+from vm/grader/pairings.tsv, the pairings each submission runs in."""
 import os
 import re
 import sys
@@ -48,25 +48,45 @@ PART_LINE = {1: "Score", 2: "Part two"}
 ATOMIC_ADD = read_define("LAB_ATOMIC_ADD")
 ATOMIC_SWAP = read_define("LAB_ATOMIC_SWAP")
 WIRE_SIZE = read_define("LAB_WIRE_SIZE")
-PAIRINGS = {
-    "p1": {"server": "student", "client": "ref"},
-    "p2": {"server": "ref", "client": "student"},
-    "p3": {"server": "student", "client": "student"},
-}
-PAIR_TITLE = {
-    "p1": "your server, reference client",
-    "p2": "reference server, your client",
-    "p3": "your server, your client",
+
+
+def read_pairings(path=os.path.join(HERE, "pairings.tsv")):
+    """{pairing: {"server": who, "client": who}} and {pairing: title}, in
+    the order they run, from vm/grader/pairings.tsv (their one home, which
+    the guests' shell reads too)."""
+    pairings, titles = {}, {}
+    with open(path, encoding="utf-8") as f:
+        for line in f:
+            if line.startswith("#") or not line.strip():
+                continue
+            name, server, client, title = line.rstrip("\n").split("\t")
+            pairings[name] = {"server": server, "client": client}
+            titles[name] = title
+    if not pairings:
+        sys.exit("grader: no pairings in " + path)
+    return pairings, titles
+
+
+PAIRINGS, PAIR_TITLE = read_pairings()
+
+
+# grader.py steps's selections: which steps each prints.
+STEP_SELECTIONS = {
+    None: lambda part: True,                    # every part's
+    "--graded": lambda part: part <= LAB_PARTS,  # the parts the course does
+    "--later": lambda part: part > LAB_PARTS,    # the parts it leaves out
 }
 
 
 def cmd_steps(which):
-    """lab/steps.h for shell and docs checks, so that they need no parser
-    of their own: NAME POINTS PART per step, in order, every part's; or,
-    with --parts, LAB_PARTS."""
+    """lab/steps.h for the shell, awk and docs checks, so that they need
+    no parser of their own: NAME POINTS PART per step, in order, of every
+    part, of the parts graded (--graded) or of those after them (--later);
+    or, with --parts, LAB_PARTS."""
     if which == "--parts":
         print(LAB_PARTS)
-    else:
-        for s, pts, part in STEP_TABLE:
+        return 0
+    for s, pts, part in STEP_TABLE:
+        if STEP_SELECTIONS[which](part):
             print(s, pts, part)
     return 0

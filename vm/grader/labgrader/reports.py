@@ -49,6 +49,16 @@ def render(result, steps=None):
                                           "OK" if st["passed"] else "FAIL"))
         o.append("%s: %d/%d" % (PART_LINE.get(p, "Part %d" % p), pgot, ptot))
         got, tot = got + pgot, tot + ptot
+    stood = [s for s in steps if result["steps"][s].get("standins")]
+    if stood:
+        o.append("")
+        o.append("Each step is judged on your own code: after a step of "
+                 "yours failed, the steps after it ran again with the "
+                 "reference's version of it in place of yours:")
+        for s in stood:
+            st = result["steps"][s]
+            o.append("  %-17s round %d, with the reference's %s" % (
+                s, st.get("round", 0), ", ".join(st["standins"])))
     failed = [s for s in steps if not result["steps"][s]["passed"]]
     for s in failed:
         st = result["steps"][s]

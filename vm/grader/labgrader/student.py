@@ -5,7 +5,7 @@ import subprocess
 
 from .evidence.peer import Side, parse_facts
 from .evidence.wire import parse_pcap
-from .hints import HINTS
+from .hints import CAUSE_OF_HINT, HINTS
 from .judges import judge_side
 from .lab import (GRADED, HERE, PAIRINGS, PAIR_TITLE, PART, PART_LINE,
                   STEP_NAMES)
@@ -92,6 +92,11 @@ def cmd_analyze(resdir, rundir, dest):
         result["steps"][s] = {"score": pts if ok else 0, "max": pts,
                               "part": PART[s], "passed": ok,
                               "evidence": ev, "hint": hint}
+        # A cause in an earlier step's code (rounds.py blames it).
+        cause = CAUSE_OF_HINT.get(hint) if not ok else None
+        if cause in STEP_NAMES and \
+                STEP_NAMES.index(cause) < STEP_NAMES.index(s):
+            result["steps"][s]["cause"] = cause
     # Student's own lines, marked by the evidence of their own pairing and
     # side (a client that worked in p2 is not blamed for its server), and
     # the wire of failed pairings.

@@ -33,6 +33,57 @@ KT_LINE = re.compile(r"^\s*\S*-(\d+)\s+\[\d+\]\s+\S+\s+\d+\.\d+: "
 WR_ATOMICS = (5, 6)  # IBV_WR_ATOMIC_CMP_AND_SWP, IBV_WR_ATOMIC_FETCH_AND_ADD
 QP_AV = 0x80         # IBV_QP_AV
 
+# The extended API's calls that make an object the classic call makes:
+# one record whichever call made it.
+EX_CREATES = {"ibv_create_qp_ex": "ibv_create_qp",
+              "ibv_create_cq_ex": "ibv_create_cq"}
+# The extended API's work requests (ibv_wr_*), by the IBV_WR_* opcode
+# each puts in the send queue.
+EX_OPCODES = {"ibv_wr_rdma_write": 0, "ibv_wr_rdma_write_imm": 1,
+              "ibv_wr_send": 2, "ibv_wr_send_imm": 3,
+              "ibv_wr_rdma_read": 4, "ibv_wr_atomic_cmp_swp": 5,
+              "ibv_wr_atomic_fetch_add": 6}
+EX_SGES = ("ibv_wr_set_sge", "ibv_wr_set_sge_list", "ibv_wr_set_inline_data",
+           "ibv_wr_set_inline_data_list")
+# A poll of the extended CQ that returned 0 took one completion.
+EX_POLLS = ("ibv_start_poll_ret", "ibv_next_poll_ret")
+# The fields of one send request, as the judges read them.
+WR_FIELDS = ("opcode", "flags", "imm", "raddr", "rkey", "araddr", "arkey",
+             "cmp_add", "swap", "num_sge", "laddr", "len")
+
+
+def send_wr(qpn, f, n):
+    """One ibv_post_send record from a request's fields f: the immediate
+    in host order, an atomic's remote address and rkey where a READ's or
+    a WRITE's are, no SGE when it has none; n, how many requests the list
+    that posted it held."""
+    e = {"_fn": "ibv_post_send", "_ret": "", "qpn": qpn, "n": str(n)}
+    e.update((k, f[k]) for k in WR_FIELDS if k in f)
+    e["imm"] = "0x%08x" % bswap32(num(f.get("imm"), 0))
+    if num(f.get("opcode"), -1) in WR_ATOMICS:
+        e["raddr"], e["rkey"] = f.get("araddr"), f.get("arkey")
+    if num(f.get("num_sge"), 0) <= 0:
+        e["laddr"], e["len"] = "0x0", "0"
+    return e
+
+
+def ex_wr(name, f):
+    """The record of one ibv_wr_<op> request (its SGE comes after it)."""
+    g = {k: "0x0" for k in WR_FIELDS}
+    g.update(f, opcode=str(EX_OPCODES[name]), num_sge="0", len="0")
+    g["araddr"], g["arkey"] = g["raddr"], g["rkey"]
+    return send_wr(f.get("qpn"), g, 1)
+
+
+def ex_sge(e, name, f):
+    """A request's SGE (or inline data), set by ibv_wr_set_*."""
+    many = name.endswith("_list")
+    e["num_sge"] = f.get("num_sge", "0") if many else "1"
+    e["laddr"], e["len"] = f.get("laddr"), f.get("len")
+    if num(e["num_sge"], 0) <= 0 or (not many and not num(e["len"], 0)
+                                     and name == "ibv_wr_set_sge"):
+        e["num_sge"], e["laddr"], e["len"] = "0", "0x0", "0"
+
 
 def parse_ktrace(text):
     """The guest kernel's trace of one run (vm/grader/probes.c), as the
@@ -42,29 +93,60 @@ def parse_ktrace(text):
     "kwc" events when it wrote them and as "wc" events when a poll of the
     program took them; the bytes sent over TCP as "tcp" events (daddr,
     the peer's address; _ret, how many went).  Only lines of the probes' own
-    shape count: a field holds a number, never text."""
-    ev, pending, kernel = [], {}, []
+    shape count: a field holds a number, never text.
+
+    The records do not depend on the API that made them: a QP or CQ of
+    ibv_create_qp_ex or ibv_create_cq_ex is an ibv_create_qp or
+    ibv_create_cq; each request of a list is an ibv_post_send of its own
+    (n: how many the list held), whether the list was chained work
+    requests (the first two are read) or ibv_wr_* calls between
+    ibv_wr_start and ibv_wr_complete (posted by the complete, with its
+    result; an ibv_wr_abort posts none); ibv_start_poll and
+    ibv_next_poll take one completion each time they return 0."""
+    ev, pending, kernel, batch = [], {}, [], {}
     for line in (text or "").splitlines():
         m = KT_LINE.match(line)
         if not m:
             continue
         tid, name, f = m.group(1), m.group(2), kv(m.group(3))
-        if name == "ibv_poll_cq_ret":
+        if name == "ibv_poll_cq_ret" or name in EX_POLLS:
             # The poll took the oldest completions the kernel wrote, in
             # the kernel's order (exact with one CQ; with more, matched
             # across them in that order): each is a "wc" event now.
-            for _ in range(max(num(f.get("ret"), 0), 0)):
+            took = num(f.get("ret"), 0) if name == "ibv_poll_cq_ret" \
+                else int(num(f.get("ret"), -1) == 0)
+            for _ in range(max(took, 0)):
                 if kernel:
                     ev.append(dict(kernel.pop(0), _fn="wc"))
             continue
         if name.endswith("_ret"):
-            e = pending.pop((tid, name[:-4]), None)
-            if e is not None:
-                e["_ret"] = f.pop("ret", "")
-                e.update(f)
+            for e in pending.pop((tid, name[:-4]), []):
+                e["_ret"] = f.get("ret", "")
+                e.update((k, v) for k, v in f.items() if k != "ret")
             continue
-        e = {"_fn": name, "_ret": ""}
+        # The extended API's requests wait in their QP's list until
+        # ibv_wr_complete posts them.
+        if name == "ibv_wr_start" or name == "ibv_wr_abort":
+            batch[f.get("qp")] = []
+            continue
+        if name in EX_OPCODES:
+            batch.setdefault(f.get("qp"), []).append(ex_wr(name, f))
+            continue
+        if name in EX_SGES:
+            if batch.get(f.get("qp")):
+                ex_sge(batch[f.get("qp")][-1], name, f)
+            continue
+        if name == "ibv_wr_complete":
+            wrs = batch.pop(f.get("qp"), [])
+            for e in wrs:
+                e["n"] = str(len(wrs))
+            ev.extend(wrs)
+            pending[(tid, name)] = wrs
+            continue
+        e = {"_fn": EX_CREATES.get(name, name), "_ret": ""}
         e.update(f)
+        if name in EX_CREATES:
+            e["via"] = name
         if name == "wc":
             # ib_uverbs_wc's immediate is in network order.
             e["imm"] = "0x%08x" % (bswap32(num(f.get("imm"), 0)) if
@@ -79,23 +161,32 @@ def parse_ktrace(text):
                 e["dgid"] = ":".join("%02x%02x" % (raw[i], raw[i + 1])
                                      for i in range(0, 16, 2))
         elif name == "ibv_post_send":
-            op = num(f.get("opcode"), -1)
-            e["imm"] = "0x%08x" % bswap32(num(f.get("imm"), 0))
-            if op in WR_ATOMICS:
-                e["raddr"], e["rkey"] = f.get("araddr"), f.get("arkey")
-            e["n"] = "2" if num(f.get("next"), 0) else "1"
-            if num(f.get("num_sge"), 0) <= 0:
-                e["laddr"], e["len"] = "0x0", "0"
+            # The first request of the list, and the second when next
+            # says there is one (its fields end in 2).
+            n = 1 + (num(f.get("next"), 0) != 0) + \
+                (num(f.get("next"), 0) != 0 and num(f.get("next2"), 0) != 0)
+            wrs = [send_wr(f.get("qpn"), f, n)]
+            if n > 1:
+                wrs.append(send_wr(f.get("qpn"), {
+                    k: f[k + "2"] for k in WR_FIELDS if k + "2" in f}, n))
+            ev.extend(wrs)
+            pending[(tid, name)] = wrs
+            continue
         elif name == "tcp":
             e["daddr"] = ".".join(str(b) for b in struct.pack(
                 "<I", num(f.get("daddr"), 0)))
         elif name == "ibv_post_recv":
-            e["n"] = str(1 + sum(1 for k in ("n1", "n2", "n3")
-                                 if num(f.get(k), 0)))
+            # A request's next is read only through the one before it:
+            # after a NULL, the kernel's failed read leaves the field
+            # whatever the buffer held.
+            n = 1
+            while n < 4 and num(f.get("n%d" % n), 0):
+                n += 1
+            e["n"] = str(n)
         if name in ("ibv_free_device_list", "wc"):
             e["_ret"] = "0"  # nothing to return
         else:
-            pending[(tid, name)] = e
+            pending[(tid, name)] = [e]
         ev.append(e)
     return ev
 

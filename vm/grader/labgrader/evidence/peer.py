@@ -4,13 +4,15 @@ import os
 import re
 
 from .kernel import created, parse_ktrace
+from ..codes import known, split_code
 from ..lab import POINTS, STEP_NAMES
 from ..text import kv, num, read
 
 
 def parse_output(out, err):
-    """Step lines of one program: {step: (status, kv, line)}."""
-    steps, fails, hints = {}, {}, {}
+    """Step lines of one program: {step: (status, kv, line)}, and each
+    step's first FAIL line's reason and code, and first hint."""
+    steps, fails, codes, hints = {}, {}, {}, {}
     for line in (out or "").splitlines():
         m = re.match(r"^lab (\w+) ok( .*)?$", line)
         if m and m.group(1) in POINTS and m.group(1) not in steps:
@@ -19,9 +21,11 @@ def parse_output(out, err):
         m = re.match(r"^lab (\w+) (FAIL|hint): (.*)$", line)
         if not m:
             continue
-        d = fails if m.group(2) == "FAIL" else hints
-        d.setdefault(m.group(1), m.group(3))
-    return steps, fails, hints
+        if m.group(2) == "hint":
+            hints.setdefault(m.group(1), m.group(3))
+        elif m.group(1) not in fails:
+            fails[m.group(1)], codes[m.group(1)] = split_code(m.group(3))
+    return steps, fails, codes, hints
 
 
 def parse_facts(text):
@@ -94,8 +98,8 @@ class Side:
         # written by the guest driver, never by the program.
         self.limit = (read(os.path.join(pdir, side + ".limit")) or
                       "").strip()
-        self.steps, self.fails, self.hints = parse_output(self.out,
-                                                          self.err)
+        self.steps, self.fails, self.codes, self.hints = parse_output(
+            self.out, self.err)
         self.trace = parse_ktrace(read(os.path.join(pdir, side +
                                                     ".ktrace"), 8000000))
 
@@ -107,6 +111,10 @@ class Side:
 
     def val(self, step, key):
         return self.line(step)[1].get(key)
+
+    def failed(self, step, *codes):
+        """The step's FAIL line names one of the codes (lab/codes.h)."""
+        return self.codes.get(step) in known(*codes)
 
     def calls(self, fn, ok=None):
         r = [e for e in self.trace if e["_fn"] == fn]

@@ -50,15 +50,11 @@ def icrc_ok(ip, udp, b):
     return crc == int.from_bytes(b[-4:], "little")
 
 
-def parse_pcap(path):
-    """RoCEv2 packets with a right ICRC: dicts with src, dst, op, qp, psn,
-    reth, imm, aeth, atomic (an atomic request's swap/add and compare
-    data) and orig (an ATOMIC ACKNOWLEDGE's original value)."""
-    pk = []
-    try:
-        data = open(path, "rb").read()
-    except OSError:
-        return None
+def roce_frames(data):
+    """(frame number, src, dst, IP header, UDP header to the frame's end,
+    BTH to the ICRC's end) of each RoCEv2 packet (UDP port 4791 over IPv4
+    or IPv6) of a pcap file's bytes, its ICRC not checked: the docs'
+    check of the ICRC's masks (tests/docscheck/icrc.py) reads them too."""
     for n, (_, _, frame) in enumerate(pcap_records(data), 1):
         if len(frame) < 14:
             continue
@@ -77,7 +73,19 @@ def parse_pcap(path):
         if len(udp) < 20 or struct.unpack(">H", udp[2:4])[0] != 4791:
             continue
         ulen = struct.unpack(">H", udp[4:6])[0]
-        b = udp[8:ulen]
+        yield n, src, dst, ip, udp, udp[8:ulen]
+
+
+def parse_pcap(path):
+    """RoCEv2 packets with a right ICRC: dicts with src, dst, op, qp, psn,
+    reth, imm, aeth, atomic (an atomic request's swap/add and compare
+    data) and orig (an ATOMIC ACKNOWLEDGE's original value)."""
+    pk = []
+    try:
+        data = open(path, "rb").read()
+    except OSError:
+        return None
+    for n, src, dst, ip, udp, b in roce_frames(data):
         if len(b) < 16 or not icrc_ok(ip, udp, b):
             continue
         op = b[0]

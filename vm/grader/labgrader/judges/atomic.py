@@ -8,7 +8,7 @@ from ..lab import ATOMIC_ADD, ATOMIC_SWAP
 from ..text import num
 from ..verbs import (ACCESS_REMOTE_ATOMIC, U64, WC_COMP_SWAP, WC_FETCH_ADD,
                      WR_CMP_SWP, WR_FETCH_ADD)
-from .common import blame_server_access
+from .common import blame_server_access, local_protection_hint
 from .registry import judge
 
 
@@ -130,11 +130,11 @@ def server(ev, c):
                                  "IBV_ACCESS_REMOTE_ATOMIC (0x8)", "atomic",
                                  "atomics"):
             pass
-        elif "expected the start" in pf:
+        elif P.failed("atomic", "ATOMIC_ORIG"):
             c.bad("the word holds the advertised start value",
                   "client: " + pf, None)
             c.hint = HINTS["atomic_start"]
-        elif "LAB_ATOMIC_SWAP" in f and client_ok:
+        elif S.failed("atomic", "ATOMIC_FINAL") and client_ok:
             c.bad("the word read after lab_recv_atomic_done()",
                   "lab atomic FAIL: " + f, None)
             c.hint = HINTS["atomic_final"]
@@ -154,7 +154,6 @@ def client(ev, c):
     notice; the reference's word ends as LAB_ATOMIC_SWAP."""
     S, P = ev.S, ev.P
     want, wrong, misaligned = outcome(ev)
-    f = S.fails.get("atomic") or ""
     pf = P.fails.get("atomic") or ""
     if S.ok("atomic") and wrong:
         c.bad(want + ": " + wrong[0], describe_atomics(ev.atomics)[0],
@@ -183,9 +182,10 @@ def client(ev, c):
         elif why:
             c.bad("max_rd_atomic >= 1 (atomics in flight)", why, None)
             c.hint = HINTS["rd_credits"]
-        elif "(4)" in f or "local protection" in f:
-            c.hint = HINTS["read_local"]
-        elif "(10)" in f or "remote access" in f:
+        elif S.failed("atomic", "WC_LOC_PROT_ERR"):
+            c.hint = local_protection_hint(
+                ev, (WR_FETCH_ADD, WR_CMP_SWP))
+        elif S.failed("atomic", "WC_REM_ACCESS_ERR"):
             c.hint = HINTS["atomic_mr"] if P.who == "student" and \
                 ev.atomics and mr_of(ev.srv_mrs, ev.atomics[0]["va"],
                                      ev.atomics[0]["rkey"], 8) \

@@ -4,11 +4,12 @@ from ..evidence.kernel import created, recvs_before, signal_at
 from ..evidence.peer import qpn_of, server_mrs
 from ..evidence.wire import (acked, rnr_naks, wire_atomics, wire_messages,
                              wire_reads)
+from ..codes import known
 from ..hints import HINTS
 from ..lab import STEP_NAMES
 from ..text import num
-from ..verbs import (QPS_INIT, QPS_RTR, QPS_RTS, QP_MAX_DEST_RD_ATOMIC,
-                     QP_MAX_QP_RD_ATOMIC)
+from ..verbs import (ACCESS_LOCAL_WRITE, QPS_INIT, QPS_RTR, QPS_RTS,
+                     QP_MAX_DEST_RD_ATOMIC, QP_MAX_QP_RD_ATOMIC)
 
 
 # Each step of lab/steps.h has its judges in its own module of this
@@ -181,26 +182,49 @@ def blame_server_access(ev, c, flag, name, kind, what):
     return True
 
 
+def local_protection_hint(ev, opcodes):
+    """A READ or atomic (a post of one of the opcodes) refused by the
+    client's own device, a local protection error: the cause is in
+    create_resources when the MR its SGE lies in lacks LOCAL_WRITE (the
+    device writes the result there), in the step's own SGE otherwise (an
+    lkey not that MR's, an address in no MR)."""
+    posts = ev.S.calls("ibv_post_send",
+                       lambda e: num(e.get("opcode")) in opcodes)
+    if posts:
+        a = num(posts[-1].get("laddr"), 0)
+        mine = [m for m in ev.mrs if num(m.get("addr"), 0) <= a <
+                num(m.get("addr"), 0) + num(m.get("len"), 0)]
+        if mine and not any(num(m.get("access"), 0) & ACCESS_LOCAL_WRITE
+                            for m in mine):
+            return HINTS["read_local"]
+    return HINTS["sge_lkey"]
+
+
+# The hint for a step that failed with a code (docs/protocol.md, "Failure
+# codes"), whatever the step.
+FAIL_HINTS = {
+    "TODO": "todo",
+    "WC_RNR_RETRY_EXC_ERR": "rnr",
+    "WC_REM_ACCESS_ERR": "write_access",
+    "WC_LOC_PROT_ERR": "send_data",
+    "WC_LOC_QP_OP_ERR": "send_data",
+    "IMM_ORDER": "imm_htonl",
+    "PSN": "psn",
+    "EXCH_PSN": "psn",
+}
+known(*FAIL_HINTS)
+
+
 def fail_hint(S, step, side):
-    """A hint for a step that printed no ok line."""
-    msg = S.fails.get(step, "")
-    if side == "client" and ("remote access" in msg or "(10)" in msg):
+    """A hint for a step that printed no ok line, from its FAIL line's
+    code."""
+    if side == "client" and S.failed(step, "WC_REM_ACCESS_ERR"):
         return None  # rkey or address: the wire checks tell which
-    if "not implemented" in msg:
-        return HINTS["todo"]
-    if "RNR" in msg or "(13)" in msg:
-        return HINTS["rnr"]
-    if "remote access" in msg or "(10)" in msg:
-        return HINTS["write_access"]
-    if "local protection" in msg or "(4)" in msg or "(2)" in msg:
-        return HINTS["send_data"]
-    if "htonl" in msg:
-        return HINTS["imm_htonl"]
-    if step == "connect" and "RTR" in msg and "Connection timed out" in msg:
+    # RTR resolves the peer's GID: a wrong one is never reached.
+    if step == "connect" and S.failed(step, "ERRNO_ETIMEDOUT"):
         return HINTS["gid"]
-    if "psn" in msg.lower():
-        return HINTS["psn"]
-    return None
+    key = FAIL_HINTS.get(S.codes.get(step))
+    return HINTS[key] if key else None
 
 
 def judge_own_lines(ev, res):

@@ -13,7 +13,8 @@ def judge_exchange(ev, c):
     qpn = ev.qpn
     if S.ok("exchange") and P.who == "ref" and not P.ok("exchange"):
         why = P.fails.get("exchange", "no exchange line")
-        hint = HINTS["exch_mtu"] if "MTU" in why else HINTS["exch_bad"]
+        hint = HINTS["exch_mtu"] if P.failed("exchange", "EXCH_MTU") \
+            else HINTS["exch_bad"]
         c.bad("the reference accepts your exchange message",
               "reference: " + why, hint)
     elif S.ok("exchange") and P.who == "ref":

@@ -4,8 +4,8 @@ from ..evidence.kernel import good_wcs
 from ..evidence.peer import mr_of
 from ..evidence.wire import NAK_TEXT
 from ..hints import HINTS
-from ..verbs import ACCESS_REMOTE_READ, WC_RDMA_READ
-from .common import blame_server_access
+from ..verbs import ACCESS_REMOTE_READ, WC_RDMA_READ, WR_RDMA_READ
+from .common import blame_server_access, local_protection_hint
 from .registry import judge
 
 
@@ -71,7 +71,6 @@ def client(ev, c):
     and this client took its successful completion."""
     S, P, wire, reads, mrs = ev.S, ev.P, ev.wire, ev.reads, ev.srv_mrs
     good, want = good_reads(ev), wanted(ev)
-    f = S.fails.get("read") or ""
     if S.ok("read") and wire and not good:
         r = reads[0] if reads else None
         hint = HINTS["read_op"] if r is None else HINTS["rkey"] if \
@@ -87,17 +86,16 @@ def client(ev, c):
         if why:
             c.bad("max_rd_atomic >= 1 (READs in flight)", why, None)
             c.hint = HINTS["rd_credits"]
-        elif "(4)" in f or "local protection" in f:
-            c.hint = HINTS["read_local"]
-        elif ("(10)" in f or "remote access" in f) and \
+        elif S.failed("read", "WC_LOC_PROT_ERR"):
+            c.hint = local_protection_hint(ev, (WR_RDMA_READ,))
+        elif S.failed("read", "WC_REM_ACCESS_ERR") and \
                 P.who == "student" and good_mr(reads, mrs):
             c.hint = HINTS["peer_adv"].replace("WRITE", "READ")
-        elif "(10)" in f or "remote access" in f:
+        elif S.failed("read", "WC_REM_ACCESS_ERR"):
             c.hint = HINTS["rkey"]
-        elif "(9)" in f or "invalid request" in f:
+        elif S.failed("read", "WC_REM_INV_REQ_ERR"):
             c.hint = HINTS["rd_credits"]
-        elif "not implemented" not in f and not f and c.hint is None \
-                and not reads:
+        elif not S.fails.get("read") and c.hint is None and not reads:
             c.hint = HINTS["read_op"]
 
 

@@ -18,8 +18,8 @@ def server(ev, c):
     if S.ok("send") and ev.wire and not ev.delivered("send", bmsg):
         ev.no_wire(c, "a SEND of the %d-byte message" % len(msg), "send")
     ev.receive_race(c, "send", 1)
-    if not S.ok("send") and c.hint is None and "RNR" in (
-            P.fails.get("send") or "") + (P.hints.get("send") or ""):
+    if not S.ok("send") and c.hint is None and \
+            P.failed("send", "WC_RNR_RETRY_EXC_ERR"):
         c.hint = HINTS["rnr"]
 
 
@@ -34,7 +34,7 @@ def client(ev, c):
         c.bad("the reference received the %d-byte message" % len(msg),
               "reference: " + (P.fails.get("send") or
                                "received other bytes"),
-              HINTS["opcode"] if "slot" in (P.fails.get("send") or "")
+              HINTS["opcode"] if P.failed("send", "WRONG_COMPLETION")
               else HINTS["send_data"])
     if S.ok("send") and ev.wire and ops and ops[0]["op"] not in (0, 4):
         c.bad("SEND FIRST/ONLY (opcode 0/4)", "first SEND packet "

@@ -24,7 +24,7 @@ def server(ev, c):
         if ev.wire and not ev.delivered("send_imm", ev.bmsg, imm):
             ev.no_wire(c, "a SEND with immediate 0x%08x" % imm,
                        "send_imm")
-    elif "immediate" in (S.fails.get("send_imm") or ""):
+    elif S.failed("send_imm", "NO_IMM"):
         c.hint = HINTS["imm_flag"]
     ev.receive_race(c, "send_imm", 2)
 
@@ -58,12 +58,10 @@ def client(ev, c):
         c.bad("the reference received the message with imm=0x%08x" %
               imm, "reference: " + (pf or "imm=%s" % P.val(
                   "send_imm", "imm")),
-              HINTS["opcode"] if "immediate" in pf else
+              HINTS["opcode"] if P.failed("send_imm", "NO_IMM") else
               HINTS["imm_htonl"] if pimm == bswap32(imm) else
               HINTS["send_data"])
-    if not S.ok("send_imm") and "htonl" in (S.fails.get("send_imm")
-                                            or ""):
+    if not S.ok("send_imm") and S.failed("send_imm", "IMM_ORDER"):
         c.hint = HINTS["imm_htonl"]
-    if not S.ok("send_imm") and "no matching work request" in (
-            S.fails.get("send_imm") or ""):
+    if not S.ok("send_imm") and S.failed("send_imm", "NO_WR"):
         c.hint = HINTS["opcode"]

@@ -41,7 +41,7 @@ def server(ev, c):
                       for m in mrs) and any(
             num(e.get("access"), 0) & ACCESS_REMOTE_WRITE
             for e in init if e["_ret"] == "0")
-        if "remote access" in pf or "(10)" in pf:
+        if P.failed("write", "WC_REM_ACCESS_ERR"):
             c.bad("the client's WRITE succeeds", "client: " + pf,
                   HINTS["adv_wrong"] if allowed
                   else HINTS["write_access"])
@@ -82,13 +82,13 @@ def client(ev, c):
     if first and pa is not None and first[0]["reth"][0] != pa:
         c.bad("RETH va=0x%x" % pa, "RETH va=0x%x (frame %d)" %
               (first[0]["reth"][0], first[0]["frame"]), HINTS["rkey"])
-    wf = S.fails.get("write") or ""
+    refused = S.failed("write", "WC_REM_ACCESS_ERR")
     adv = (num(S.val("exchange", "remote_addr")),
            num(S.val("exchange", "remote_rkey")))
-    if ("remote access" in wf or "(10)" in wf) and first and \
-            P.who == "student" and first[0]["reth"][:2] == adv:
+    if refused and first and P.who == "student" and \
+            first[0]["reth"][:2] == adv:
         c.hint = HINTS["peer_adv"]
-    elif ("remote access" in wf or "(10)" in wf) and c.hint is None:
+    elif refused and c.hint is None:
         c.hint = HINTS["rkey"]
     if wire and S.ok("write") and not writes:
         c.bad("RDMA WRITE packets from you", "none", HINTS["opcode"])

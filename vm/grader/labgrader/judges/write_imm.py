@@ -71,7 +71,6 @@ def client(ev, c):
     sent = [m for m in ev.msgs if m["kind"] == "write_imm"]
     want = "an RDMA WRITE with immediate 0x%08x of the %d-byte message to " \
         "the server's MR, acknowledged" % (imm, len(msg))
-    f = S.fails.get("write_imm") or ""
     if S.ok("write_imm") and wire and not good:
         m = sent[0] if sent else None
         if m is None:
@@ -99,7 +98,7 @@ def client(ev, c):
                                     "imm=%s" % P.val("write_imm", "imm")),
               HINTS["imm_htonl"] if pimm == bswap32(imm)
               else HINTS["wimm_opcode"])
-    if not S.ok("write_imm") and "htonl" in f:
+    if not S.ok("write_imm") and S.failed("write_imm", "IMM_ORDER"):
         c.hint = HINTS["imm_htonl"]
-    elif not S.ok("write_imm") and "no matching work request" in f:
+    elif not S.ok("write_imm") and S.failed("write_imm", "NO_WR"):
         c.hint = HINTS["wimm_opcode"]

@@ -1,0 +1,123 @@
+# What the host's batch (vm/grader/batch) and the guests' driver
+# (vm/grader/guest-driver) agree on, named once: the timings of a grading
+# run, each with the reason for its value, and the reader of the pairings
+# table (pairings.tsv, which the grader's Python reads too).  Sourced;
+# defines names only.  Seconds unless the name says otherwise.
+# shellcheck shell=bash
+# shellcheck disable=SC2034 # the names are for the scripts that source it
+
+# --- the bounds of one run: the host's choice -----------------------------
+# vm/grader/batch writes them into the guests' config (GRADE_PROG_TIMEOUT,
+# GRADE_RUN_TIMEOUT and GRADE_CC_TIMEOUT override them).
+# A student's program gets -t this long for each of its waits for the peer
+# (the TCP exchange, a completion): a correct pairing takes 0.4-1.5 s
+# under TCG (docs/grading.md, "Grading a whole course"), so 5 s is a
+# wait that failed, with room for a guest pair that shares its CPU.
+PROG_TIMEOUT_DEFAULT=5
+# A whole run of one side (the jail's limit; the reference's loop): the
+# last resort, for a program that keeps printing (a silent one is stopped
+# after PROG_TIMEOUT + IDLE_SLACK_S); more than two waits of PROG_TIMEOUT.
+RUN_TIMEOUT_DEFAULT=12
+# One compile of a student's main.c: 0.4 s on the host, about 10 s of a
+# guest's CPU under TCG (where the host cannot compile); 60 s is a
+# compile that will never end (a hostile header, say).
+CC_TIMEOUT_DEFAULT=60
+
+# --- the guests (guest-driver) ---------------------------------------------
+# How often the loops that watch a run, or wait for a compile, look: ten
+# times a second, in builtins only (a fork costs a tenth of a second
+# under TCG, which the programs being graded need).
+POLL_S=0.1
+# How often wait_file looks for a marker file of the other guest: the
+# pairings are run in step, and each wait is on the critical path.
+FILE_POLL_S=0.05
+# Each guest writes a heartbeat this often; the host counts a guest hung
+# after BEAT_MAX_S without one (ten beats missed: a guest starved of CPU
+# by the other pair's compile still beats within that).
+HEARTBEAT_S=2
+# A student's program silent (no ibv_* call, no output) for longer than
+# its waits (-t PROG_TIMEOUT) has hung; this much more covers the time
+# between its last sign of life and the start of its wait, and the
+# watching loop's own POLL_S steps.
+IDLE_SLACK_S=2
+# The reference waits this much longer for its peer than a student's
+# program does: a wait the reference gives up on must never cost the
+# student points (the student's side fails first, and is judged so).
+REF_WAIT_SLACK_S=2
+# Once the peer has failed (its exit status is not 0), a program still
+# running is stopped after this many polls (1 s at POLL_S): enough for
+# the last packets and lines of its failure to be written, short enough
+# that a program waiting for a dead peer does not run to RUN_TIMEOUT.
+PEER_GRACE_POLLS=10
+# The reference client waits this long before its WRITE (and WRITE with
+# immediate), so that a student server reading its buffer without
+# waiting for the barrier is caught every time (see solution/main.c).
+REF_WRITE_DELAY_MS=500
+# The server guest waits for the client's exit status this long after
+# RUN_TIMEOUT: the client started after the server (srv-started), and
+# moves its output and trace over 9p after its run.
+CLIENT_DONE_SLACK_S=10
+# The client guest waits for the server to start a pairing this long
+# after RUN_TIMEOUT: more than the server may spend on the pairing before
+# (RUN_TIMEOUT + CLIENT_DONE_SLACK_S), so that the client never gives up
+# on a server that is only slow.
+SERVER_START_SLACK_S=30
+# The client guest waits for the server to end a pairing this long after
+# RUN_TIMEOUT: more than the server's own wait for the client
+# (CLIENT_DONE_SLACK_S), so that the server is the one that says which
+# side never finished.
+SERVER_DONE_SLACK_S=15
+# After a submission's last pairing the server waits this long before
+# "done": tcpdump writes in immediate mode, and its last packets need a
+# moment to reach the capture file the host cuts.
+CAPTURE_FLUSH_S=0.2
+# tcpdump says "listening" within a second or two under TCG; past this
+# many POLL_S (10 s) the runs start anyway (their packets would be
+# missing, and judged as such, rather than the batch hanging).
+TCPDUMP_READY_POLLS=100
+# The client guest's 2200-byte link shows as a 2048-byte active MTU
+# after ibv_devinfo sees the port again: within a second; past this many
+# POLL_S (5 s) the facts are taken as they are.
+MTU_READY_POLLS=50
+
+# --- the host (batch) ------------------------------------------------------
+# vm/run's limit for one boot of the guest pair: the boot and set-up
+# (about 7.5 s under TCG, docs/grading.md), with room for a machine busy
+# with other runs, then this much per submission (three pairings of at
+# most RUN_TIMEOUT each, with the guests' waits between them).  A last
+# resort: the heartbeat and stall checks stop hung guests much earlier.
+BOOT_S=90
+PER_SUBMISSION_S=60
+# Seconds without any new file from the guests before they count as
+# hung: the longest silent stretch is one compile (CC_TIMEOUT), plus
+# this (GRADE_STALL overrides the sum).
+STALL_SLACK_S=30
+# Seconds without a heartbeat (HEARTBEAT_S) before a guest counts as hung
+# (GRADE_BEAT overrides it).
+BEAT_MAX_S=20
+# How often the host looks at the guests' files and heartbeats while they
+# run: a submission takes seconds, so a fifth of a second is prompt and
+# costs the guests nothing.
+WATCH_S=0.2
+# How long a batch (and vm/grade) waits for the guests held by other
+# grading runs before it gives up with status 75 (GRADE_LOCK_WAIT
+# overrides it): a whole course's batch may hold them that long.
+LOCK_WAIT_S=3600
+# The host-compile probe (can this host make the jail's namespaces?): a
+# start of the jail takes milliseconds; 10 s is a broken host.
+HOST_CC_PROBE_S=10
+
+# read_pairings FILE: the pairings table (pairings.tsv) in the arrays
+# pair_names, pair_server and pair_client, in the order they run; "who"
+# is student or ref.  Builtins only (the guests read it at start-up).
+read_pairings() {
+	local name server client _
+	pair_names=() pair_server=() pair_client=()
+	while IFS=$'\t' read -r name server client _; do
+		case "$name" in '#'* | '') continue ;; esac
+		pair_names+=("$name")
+		pair_server+=("$server")
+		pair_client+=("$client")
+	done <"$1"
+	[ "${#pair_names[@]}" -gt 0 ]
+}
