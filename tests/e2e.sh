@@ -213,7 +213,7 @@ else
 fi
 # before LOG A B: line A (a fixed string) is printed before line B; if
 # not, says which lines and where (two guests' clocks are tied to the
-# host's only as closely as a 9p write of ROLE.clock, vm/lines).
+# host's only as closely as the best of a few 9p writes, vm/lines).
 before() {
 	local a b
 	a=$(grep -n -F -m 1 "$2" "$1" | cut -d: -f1)
@@ -228,16 +228,14 @@ in_order() {
 	before "$log" "[server] lab exchange ok" "[client] lab send ok" &&
 		before "$log" "[client] lab exchange ok" "[server] lab send ok" &&
 		before "$log" "[client] lab send_imm ok" "[server] lab write ok" &&
-		python3 - out/demo "$log" <<'PY'
-import os, sys
-run, log = sys.argv[1], sys.argv[2]
+		vm/lines --stamped out/demo >"$t_tmp/stamped" &&
+		python3 - "$t_tmp/stamped" "$log" <<'PY'
+import sys
+stamped, log = sys.argv[1], sys.argv[2]
 when = {}
-for role in ("server", "client"):
-    clock = os.path.join(run, role + ".clock")
-    off = os.stat(clock).st_mtime - float(open(clock).read())
-    for line in open(os.path.join(run, role + ".lines"), encoding="utf-8"):
-        stamp, _, text = line.rstrip("\n").partition(" ")
-        when["[%s] %s" % (role, text)] = float(stamp) + off
+for line in open(stamped, encoding="utf-8"):
+    stamp, _, text = line.rstrip("\n").partition(" ")
+    when[text] = float(stamp)
 shown = [when[l.rstrip("\n")] for l in open(log, encoding="utf-8")
          if l.rstrip("\n") in when]
 if len(shown) < 20 or shown != sorted(shown):
