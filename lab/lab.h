@@ -277,6 +277,15 @@ int lab_send_atomic_done(struct lab_ctx *ctx);
 /* Part 2, server: wait for that notice. */
 int lab_recv_atomic_done(struct lab_ctx *ctx);
 
+/*
+ * The grader's reference client calls this before its WRITE, its WRITE
+ * with immediate and its atomics: it waits LAB_REF_DELAY_MS (set by the
+ * grader alone), so that a server which reads its buffer without waiting
+ * for the peer's notice reads too early every time, not only when it
+ * wins a race.  Nothing to do for a student's program.
+ */
+void lab_ref_delay(void);
+
 /* ---------------------------------------------------------------------
  * Work requests and completions.
  */

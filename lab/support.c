@@ -826,6 +826,15 @@ int lab_recv_atomic_done(struct lab_ctx *ctx)
 	return 0;
 }
 
+/* The reference client's wait before the data it sends (lab.h). */
+void lab_ref_delay(void)
+{
+	const char *ms = getenv("LAB_REF_DELAY_MS");
+
+	if (ms)
+		usleep(1000 * (strtoul(ms, NULL, 10) % 10000));
+}
+
 /* ---------------------------------------------------------------------
  * Work requests and completions.
  */

@@ -486,14 +486,7 @@ int step_write(struct lab_ctx *ctx)
 	if (!ctx->opt.host)
 		return lab_recv_write_done(ctx);
 
-	/*
-	 * The grader sets LAB_WRITE_DELAY_MS on the reference client: a
-	 * server that reads its buffer without waiting for the notice then
-	 * reads it too early every time, not only when it wins a race.
-	 */
-	const char *delay = getenv("LAB_WRITE_DELAY_MS");
-	if (delay)
-		usleep(1000 * (strtoul(delay, NULL, 10) % 10000));
+	lab_ref_delay();
 
 	size_t len = strlen(ctx->opt.write_msg);
 	struct ibv_sge sge = {
@@ -614,12 +607,7 @@ int step_write_imm(struct lab_ctx *ctx)
 		return 0;
 	}
 
-	/* As in step_write: the grader's reference client waits, so that
-	 * a server which does not wait for the completion reads too early
-	 * every time. */
-	const char *delay = getenv("LAB_WRITE_DELAY_MS");
-	if (delay)
-		usleep(1000 * (strtoul(delay, NULL, 10) % 10000));
+	lab_ref_delay();
 
 	size_t len = strlen(ctx->opt.message);
 	struct ibv_sge sge = {
@@ -704,6 +692,7 @@ int step_atomic(struct lab_ctx *ctx)
 	if (lab_check_fits(ctx, "the atomic result", sizeof(uint64_t)) ||
 	    lab_recv_atomic_target(ctx))
 		return -1;
+	lab_ref_delay();
 	for (i = 0; i < 2; i++) {
 		/* 0: add; 1: swap if the add is the last thing that
 		 * happened to the word. */

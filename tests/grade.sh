@@ -28,14 +28,14 @@ make -s all lab >/dev/null 2>&1 || fail "make all"
 
 # --- the batch --------------------------------------------------------------
 # In the guests: what this machine's kernel, limits and timing decide
-# (the hostile seeds, the races), the reference and the skeleton, alt.c,
-# ext.c (the extended verbs API) and wrong_rkey (the shards below).  The other mistakes are judged by
+# (the hostile seeds, the races), the reference and the skeleton, alt.c
+# and ext.c (the extended verbs API).  The other mistakes are judged by
 # tests/judges.sh on their recorded evidence, which it holds to this
 # tree's sources (a lab mistake's evidence is the same on every run:
 # grading each in the guests again cost 150 s here).  JUDGES_RECORD=1
 # grades every seed here, to record them.
 races="late_recv one_recv notice_early"
-live="$races wrong_rkey"
+live=$races
 cp solution/main.c "$subs/reference.c"
 cp lab/main.c "$subs/skeleton.c"
 python3 tests/grade/mkalt.py lab/main.c tests/grade/alt.c >"$subs/alt.c"
@@ -52,9 +52,9 @@ for f in vm/grader/mistakes/*.sed tests/grade/hostile/*.sed; do
 		fail "$name: the seed no longer applies to solution/main.c"
 	fi
 done
-# Determinism: the same code is graded 3 times (the reference as such and
-# as the tarball below, each race mistake under three names).
-cp solution/main.c "$subs/reference-2.c"
+# Determinism: the same code is graded 3 times (the reference as such, as
+# the tarball below and once more after a lost result, each race mistake
+# under three names).
 for name in $races; do
 	cp "$subs/$name.c" "$subs/$name-2.c"
 	cp "$subs/$name.c" "$subs/$name-3.c"
@@ -104,7 +104,7 @@ fi
 # tests/judges.sh).
 expect_init "$out"
 rep=$out/students
-expect_full reference reference-2 alt ext tarball
+expect_full reference alt ext tarball
 expect_skeleton
 expect_mistakes --graded "$rep/reference/log.txt"
 
@@ -115,17 +115,17 @@ r = json.load(open(sys.argv[1]))
 print(" ".join("%s=%s" % (k, v["score"]) for k, v in r["steps"].items()))' \
 		"$out/students/$1/result.json" 2>/dev/null
 }
-for name in reference $races; do
-	third=$name-3
-	[ "$name" != reference ] || third=tarball
-	a=$(scores "$name")
-	b=$(scores "$name-2")
-	c=$(scores "$third")
-	if [ -n "$a" ] && [ "$a" = "$b" ] && [ "$a" = "$c" ]; then
-		ok "$name graded 3 times: the same score at every step"
+# same3 NAME A B C: A, B and C (each a line of scores) are the same.
+same3() {
+	if [ -n "$2" ] && [ "$2" = "$3" ] && [ "$2" = "$4" ]; then
+		ok "$1 graded 3 times: the same score at every step"
 	else
-		fail "$name graded 3 times: '$a' / '$b' / '$c'"
+		fail "$1 graded 3 times: '$2' / '$3' / '$4'"
 	fi
+}
+for name in $races; do
+	same3 "$name" "$(scores "$name")" "$(scores "$name-2")" \
+		"$(scores "$name-3")"
 done
 
 [ -z "${JUDGES_RECORD:-}" ] || expect_own_lines
@@ -172,7 +172,9 @@ else
 	fail "grade-all again regraded or changed the report" \
 		"$t_tmp/resume.log"
 fi
-# One result removed: only that student is graded again.
+# One result removed: only that student is graded again (the reference's
+# third grading).
+first=$(scores reference)
 rm "$out/students/reference/result.json"
 vm/grade-all --out "$out" "$subs" >"$t_tmp/resume2.log" 2>&1
 if grep -q 'for 1 submission' "$t_tmp/resume2.log" &&
@@ -181,16 +183,18 @@ if grep -q 'for 1 submission' "$t_tmp/resume2.log" &&
 else
 	fail "grade-all after a lost result" "$t_tmp/resume2.log"
 fi
+same3 reference "$first" "$(scores reference)" "$(scores tarball)"
 
 # --- a batch in two shards, one after the other, merged ------------------------
 # --shard 1/2 (with -j 2: two guest pairs at once) and --shard 2/2 (its
 # submission compiled in the guests, as where the host cannot make the
 # jail's namespaces), then --merge: the same grades as the unsharded batch
 # above gave the same submissions (ones whose grade does not depend on
-# timing).
+# timing, and that need no second round: a round is a batch of its own,
+# with its own boot, which the batch above tests).
 sh=$t_tmp/shards
 mkdir -p "$sh/subs"
-for s in reference skeleton wrong_rkey; do
+for s in alt reference skeleton; do
 	cp "$subs/$s.c" "$sh/subs/"
 done
 why=''
@@ -199,16 +203,16 @@ vm/grade-all -j 2 --shard 1/2 --out "$sh/out-1" "$sh/subs" \
 GRADE_HOST_CC=0 vm/grade-all --shard 2/2 --out "$sh/out-2" "$sh/subs" \
 	>>"$sh/log" 2>&1 || why="$why shard-2:$?"
 tab=$(printf '\t')
-grep -q "^skeleton${tab}src${tab}" "$sh/out-2/run/jobs.txt" ||
+grep -q "^reference${tab}src${tab}" "$sh/out-2/run/jobs.txt" ||
 	why="$why not-compiled-in-the-guests"
 cat "$sh"/out-1/part-*/run/jobs.txt 2>/dev/null |
-	grep -q "^reference${tab}host${tab}" || why="$why not-compiled-here"
+	grep -q "^alt${tab}host${tab}" || why="$why not-compiled-here"
 vm/grade-all --merge "$sh/all" "$sh/out-1" "$sh/out-2" \
 	>>"$sh/log" 2>&1 || why="$why merge:$?"
-# Bytewise order: reference skeleton wrong_rkey; shard 1 is the 1st and 3rd.
+# Bytewise order: alt reference skeleton; shard 1 is the 1st and 3rd.
 names() { (cd "$1/students" && echo *); }
-[ "$(names "$sh/out-1")" = "reference wrong_rkey" ] &&
-	[ "$(names "$sh/out-2")" = "skeleton" ] || why="$why partition"
+[ "$(names "$sh/out-1")" = "alt skeleton" ] &&
+	[ "$(names "$sh/out-2")" = "reference" ] || why="$why partition"
 grep -q '^graded 2/2' "$sh/log" || why="$why no-progress-line"
 # Each student's scores by step, merged and unsharded.
 steps_of() {
@@ -216,7 +220,7 @@ steps_of() {
 r = json.load(open(sys.argv[1]))
 print(" ".join("%s=%s" % (k, v["score"]) for k, v in sorted(r["steps"].items())))' "$1"
 }
-for s in reference skeleton wrong_rkey; do
+for s in alt reference skeleton; do
 	[ "$(steps_of "$sh/all/students/$s/result.json")" = \
 		"$(steps_of "$out/students/$s/result.json")" ] || why="$why $s"
 done
@@ -279,46 +283,16 @@ first=$!
 GRADE_STALL=20 vm/grade --out "$t_tmp/g3" --lab "$t_tmp/good" send write \
 	>"$log2" 2>&1 &
 second=$!
-wait "$first"
-rc=$?
-wait "$second"
-rc2=$?
-wait "$holder"
-# The time of the first run's own grading, without its wait.
-secs=$(sed -n 's/^(graded in \([0-9]*\) s.*/\1/p' "$log")
-waited=$(sed -n 's/^grade: the guests are free after \([0-9]*\) s$/\1/p' "$log")
-if [ "$rc" = 0 ] && grep -q '^Score: 20/20' "$log" &&
-	{ [ -z "$max2" ] || grep -q "^Part two: $max2/$max2\$" "$log"; }; then
-	ok "make grade on a correct lab: Score: 20/20${max2:+, Part two: $max2/$max2}" \
-		"in $((${secs:-0} - ${waited:-0})) s"
-else
-	fail "make grade on a correct lab (status $rc)" "$log"
-fi
-if [ "$rc2" = 0 ] && grep -q '^Score: 5/5' "$log2" && ! grep -q '^connect' "$log2" &&
-	! grep -q '^Part two' "$log2"; then
-	ok "vm/grade STEP...: only the steps asked for"
-else
-	fail "vm/grade STEP... (status $rc2)" "$log2"
-fi
-cat "$log" "$log2" >"$t_tmp/both"
-if [ "$(grep -c 'grading runs hold the guests' "$t_tmp/both")" = 2 ] &&
-	[ "${waited:-0}" -gt 20 ] &&
-	! grep -Eq 'no progress|ENVIRONMENT|stopped answering' "$t_tmp/both" &&
-	! pgrep -f "^flock 9\$|$t_tmp/g[23]" >"$t_tmp/left" 2>&1; then
-	ok "make grade twice at once, the guests busy for longer than the" \
-		"stall limit: both wait and say so, both score, nothing left"
-else
-	ps -ef >>"$t_tmp/both"
-	fail "make grade twice at once (waited ${waited:-?} s)" "$t_tmp/both"
-fi
-
 # --- make dist: the student handout -----------------------------------------
 # No solution source in it, yet make grade works there: the reference goes
-# in as a binary.
+# in as a binary.  Made, and its files checked, while the two make grades
+# above wait for the holder (host work only: no guest).
 h=$t_tmp/handout
 mkdir -p "$h"
+dist_ok=''
 if make -s dist >"$t_tmp/dist.log" 2>&1 &&
 	tar -xzf out/rdma-lab-handout.tar.gz -C "$h"; then
+	dist_ok=1
 	h=$h/rdma-lab
 	leak=$( (ls -d "$h/solution" "$h/vm/grader/mistakes" \
 		"$h/docs/grading.md" "$h/docs/answers.md" 2>/dev/null
@@ -332,25 +306,6 @@ if make -s dist >"$t_tmp/dist.log" 2>&1 &&
 	# The guides left out must leave no dead link behind.
 	check "make dist: links in the handout's README.md and docs/*.md resolve" \
 		python3 tests/docs_check.py links "$h/README.md" "$h"/docs/*.md
-	log=$t_tmp/handout-demo.log
-	make -s -C "$h" demo >"$log" 2>&1
-	rc=$?
-	if [ "$rc" = 0 ] && [ -s "$h/out/demo/wire.pcap" ] &&
-		grep -q 'lab teardown ok' "$h/out/demo/server.log"; then
-		ok "make demo in the handout runs the reference binary"
-	else
-		fail "make demo in the handout (status $rc)" "$log"
-	fi
-	cp solution/main.c "$h/lab/main.c"
-	log=$t_tmp/handout-grade.log
-	make -s -C "$h" test >"$log" 2>&1
-	rc=$?
-	if [ "$rc" = 0 ] && grep -q '^Score: 20/20' "$log" &&
-		{ [ -z "$max2" ] || grep -q "^Part two: $max2/$max2\$" "$log"; }; then
-		ok "make test in the handout grades the lab: Score: 20/20${max2:+, Part two: $max2/$max2}"
-	else
-		fail "make test in the handout (status $rc)" "$log"
-	fi
 else
 	fail "make dist" "$t_tmp/dist.log"
 fi
@@ -386,6 +341,63 @@ if (cd "$p1" && git init -q && git add -A &&
 	fi
 else
 	fail "make dist with LAB_PARTS 1" "$t_tmp/dist1.log"
+fi
+
+
+wait "$first"
+rc=$?
+wait "$second"
+rc2=$?
+wait "$holder"
+# The time of the first run's own grading, without its wait.
+secs=$(sed -n 's/^(graded in \([0-9]*\) s.*/\1/p' "$log")
+waited=$(sed -n 's/^grade: the guests are free after \([0-9]*\) s$/\1/p' "$log")
+if [ "$rc" = 0 ] && grep -q '^Score: 20/20' "$log" &&
+	{ [ -z "$max2" ] || grep -q "^Part two: $max2/$max2\$" "$log"; }; then
+	ok "make grade on a correct lab: Score: 20/20${max2:+, Part two: $max2/$max2}" \
+		"in $((${secs:-0} - ${waited:-0})) s"
+else
+	fail "make grade on a correct lab (status $rc)" "$log"
+fi
+if [ "$rc2" = 0 ] && grep -q '^Score: 5/5' "$log2" && ! grep -q '^connect' "$log2" &&
+	! grep -q '^Part two' "$log2"; then
+	ok "vm/grade STEP...: only the steps asked for"
+else
+	fail "vm/grade STEP... (status $rc2)" "$log2"
+fi
+cat "$log" "$log2" >"$t_tmp/both"
+if [ "$(grep -c 'grading runs hold the guests' "$t_tmp/both")" = 2 ] &&
+	[ "${waited:-0}" -gt 20 ] &&
+	! grep -Eq 'no progress|ENVIRONMENT|stopped answering' "$t_tmp/both" &&
+	! pgrep -f "^flock 9\$|$t_tmp/g[23]" >"$t_tmp/left" 2>&1; then
+	ok "make grade twice at once, the guests busy for longer than the" \
+		"stall limit: both wait and say so, both score, nothing left"
+else
+	ps -ef >>"$t_tmp/both"
+	fail "make grade twice at once (waited ${waited:-?} s)" "$t_tmp/both"
+fi
+
+# The handout's own make demo and make test, in the guests.
+if [ -n "$dist_ok" ]; then
+	log=$t_tmp/handout-demo.log
+	make -s -C "$h" demo >"$log" 2>&1
+	rc=$?
+	if [ "$rc" = 0 ] && [ -s "$h/out/demo/wire.pcap" ] &&
+		grep -q 'lab teardown ok' "$h/out/demo/server.log"; then
+		ok "make demo in the handout runs the reference binary"
+	else
+		fail "make demo in the handout (status $rc)" "$log"
+	fi
+	cp solution/main.c "$h/lab/main.c"
+	log=$t_tmp/handout-grade.log
+	make -s -C "$h" test >"$log" 2>&1
+	rc=$?
+	if [ "$rc" = 0 ] && grep -q '^Score: 20/20' "$log" &&
+		{ [ -z "$max2" ] || grep -q "^Part two: $max2/$max2\$" "$log"; }; then
+		ok "make test in the handout grades the lab: Score: 20/20${max2:+, Part two: $max2/$max2}"
+	else
+		fail "make test in the handout (status $rc)" "$log"
+	fi
 fi
 
 if [ -n "${JUDGES_RECORD:-}" ]; then

@@ -104,6 +104,25 @@ static void *probe_thread(void *arg)
 	return arg;
 }
 
+/* The rxe providers in the libibverbs/ folder beside the libibverbs that
+ * this program loaded, as glob(3) returns them. */
+static int probe_provider_glob(glob_t *g)
+{
+	char pat[4096];
+	Dl_info info;
+	char *slash;
+
+	if (!dladdr((void *)ibv_get_device_list, &info) || !info.dli_fname ||
+	    strlen(info.dli_fname) > sizeof(pat) - 32)
+		return GLOB_NOMATCH;
+	strcpy(pat, info.dli_fname);
+	slash = strrchr(pat, '/');
+	if (!slash)
+		return GLOB_NOMATCH;
+	strcpy(slash, "/libibverbs/librxe-*.so");
+	return glob(pat, 0, NULL, g);
+}
+
 static int probe_all(void)
 {
 	char *argv[] = { "true", NULL };
@@ -194,8 +213,9 @@ static int probe_all(void)
 	if (r == 0)
 		pthread_join(t, NULL);
 	probe_expect("pthread_create works", r ? -1 : 0, 0);
-	/* The loader and libibverbs' provider loading work. */
-	if (glob("/usr/lib/*/libibverbs/librxe-*.so", 0, NULL, &g) == 0) {
+	/* The loader and libibverbs' provider loading work: the provider
+	 * beside this program's libibverbs (a multiarch host has others). */
+	if (probe_provider_glob(&g) == 0) {
 		h = dlopen(g.gl_pathv[0], RTLD_NOW);
 		probe_expect("dlopen of the rxe provider", h ? 0 : -1, 0);
 		globfree(&g);

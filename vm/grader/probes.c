@@ -341,10 +341,12 @@ static int probes_ext(struct ibv_context *ctx, const char *qp_ret)
 		snprintf(fns[0].args, sizeof(fns[0].args),
 			 "ctx=%s:x64 pd=+%u(%s):x64 type=+%u(%s):u32 "
 			 "send_cq=+%u(%s):x64 recv_cq=+%u(%s):x64 "
-			 "mask=+%u(%s):x32 ops=+%u(%s):x64",
+			 "mask=+%u(%s):x32 ops=+%u(%s):x64 "
+			 "max_send_wr=+%u(%s):u32 sig_all=+%u(%s):s32",
 			 A1, OFF(qi, pd), A2, OFF(qi, qp_type), A2,
 			 OFF(qi, send_cq), A2, OFF(qi, recv_cq), A2,
-			 OFF(qi, comp_mask), A2, OFF(qi, send_ops_flags), A2);
+			 OFF(qi, comp_mask), A2, OFF(qi, send_ops_flags), A2,
+			 OFF(qi, cap.max_send_wr), A2, OFF(qi, sq_sig_all), A2);
 		snprintf(fns[1].args, sizeof(fns[1].args),
 			 "ctx=%s:x64 cqe=+%u(%s):u32 ch=+%u(%s):x64", A1,
 			 OFF(ci, cqe), A2, OFF(ci, channel), A2);
@@ -419,10 +421,14 @@ static int probes_lib(const char *devname)
 		 OFF(struct ibv_mr, lkey), OFF(struct ibv_mr, rkey));
 	snprintf(qp_ret, sizeof(qp_ret), "ret=$retval:x64 qpn=+%u($retval):x32",
 		 OFF(struct ibv_qp, qp_num));
+	/* The send queue's depth and sq_sig_all: what the program asked
+	 * for, by which its unsignaled requests are judged. */
 	snprintf(qp_args, sizeof(qp_args),
 		 "pd=" F1 ":x64 type=+%u(" F2 "):u32 send_cq=+%u(" F2 "):x64 "
-		 "recv_cq=+%u(" F2 "):x64",
-		 OFF(qi, qp_type), OFF(qi, send_cq), OFF(qi, recv_cq));
+		 "recv_cq=+%u(" F2 "):x64 max_send_wr=+%u(" F2 "):u32 "
+		 "sig_all=+%u(" F2 "):s32",
+		 OFF(qi, qp_type), OFF(qi, send_cq), OFF(qi, recv_cq),
+		 OFF(qi, cap.max_send_wr), OFF(qi, sq_sig_all));
 
 	bad |= probes_fn("ibv_get_device_list", "ibv_get_device_list",
 			 "IBVERBS_1.1", "num=" A1 ":x64", "ret=$retval:x64");

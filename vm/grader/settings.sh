@@ -49,10 +49,11 @@ REF_WAIT_SLACK_S=2
 # the last packets and lines of its failure to be written, short enough
 # that a program waiting for a dead peer does not run to RUN_TIMEOUT.
 PEER_GRACE_POLLS=10
-# The reference client waits this long before its WRITE (and WRITE with
-# immediate), so that a student server reading its buffer without
-# waiting for the barrier is caught every time (see solution/main.c).
-REF_WRITE_DELAY_MS=500
+# The reference client waits this long before its WRITE, its WRITE with
+# immediate and its atomics, so that a student server reading its buffer
+# without waiting for the client's notice is caught every time
+# (lab_ref_delay, lab/lab.h).
+REF_DELAY_MS=500
 # The server guest waits for the client's exit status this long after
 # RUN_TIMEOUT: the client started after the server (srv-started), and
 # moves its output and trace over 9p after its run.

@@ -15,6 +15,16 @@ HINTS = {
     "qp_remote": "the server QP's qp_access_flags lack "
     "IBV_ACCESS_REMOTE_WRITE (ibv_modify_qp to INIT)",
     "init": "INIT needs STATE, PKEY_INDEX, PORT, ACCESS_FLAGS",
+    "sq_unsignaled": "an unsignaled request keeps its send-queue slot "
+    "until a later signaled request's completion is polled "
+    "(ibv_post_send(3)): signal it (IBV_SEND_SIGNALED) and wait for its "
+    "completion, or give the queue room (max_send_wr); rxe frees the slot "
+    "at the ACK, so the post only sometimes failed",
+    "sq_full": "the send queue was full: wait for a request's completion "
+    "(lab_wait_wc) before posting more than max_send_wr",
+    "pkey": "pkey_index is an index into the port's P_Key table "
+    "(ibv_query_pkey), which has one entry on rxe: use 0; rxe takes "
+    "any index, a real adapter refuses the transition",
     "exch_addr": "advertise ctx->buf's full 64-bit address and the rkey "
     "of its MR (byte order / truncation?)",
     "exch_qpn": "advertise ctx->qp->qp_num as the QPN",

@@ -29,12 +29,19 @@ def parse_output(out, err):
 
 
 def parse_facts(text):
-    f = {"gids": {}}
+    """A guest's port, as vm/grader/guest-driver's facts() wrote it: the
+    GID table (index: (gid, type)), the P_Key table (index: P_Key, None
+    when the guest did not say), the active MTU in bytes, the rest as
+    text."""
+    f = {"gids": {}, "pkeys": None}
     for line in (text or "").splitlines():
         k, _, v = line.partition("=")
-        if k.startswith("gid."):
+        if re.match(r"^gid\.\d+$", k):
             gid, _, t = v.partition(" type=")
             f["gids"][int(k[4:])] = (gid, t.replace("_", " "))
+        elif re.match(r"^pkey\.\d+$", k):
+            f["pkeys"] = f["pkeys"] or {}
+            f["pkeys"][int(k[5:])] = num(v, 0)
         else:
             f[k] = v
     m = re.match(r"(\d+)", f.get("active_mtu", ""))

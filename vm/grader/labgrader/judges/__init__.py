@@ -5,6 +5,7 @@ import importlib
 
 from ..lab import STEPS, STEP_NAMES
 from .common import Check, Evidence, fallback_hints, judge_own_lines
+from .queue import send_queue
 from .registry import judges_of
 
 # Every part's steps, in the order of lab/steps.h and of the evidence
@@ -21,5 +22,6 @@ def judge_side(pid, pair, side, facts, packets):
     for s in STEP_NAMES:  # the steps of the parts graded
         for fn in judges_of(s, side):
             fn(ev, res[s])
+    send_queue(ev, res)
     fallback_hints(ev, res)
     return res

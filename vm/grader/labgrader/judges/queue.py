@@ -1,0 +1,36 @@
+"""A verdict of every data step: a request posted into a full send queue
+(evidence/sendq.py), charged to the step whose unsignaled request still
+held its slot, else to the step that posted."""
+from ..evidence.sendq import overflows, step_of
+from ..hints import HINTS
+from ..text import num
+
+# IBV_WR_* opcodes by name, for the evidence lines.
+WR_NAMES = ("RDMA_WRITE", "RDMA_WRITE_WITH_IMM", "SEND", "SEND_WITH_IMM",
+            "RDMA_READ", "ATOMIC_CMP_AND_SWP", "ATOMIC_FETCH_AND_ADD")
+
+
+def wr_name(post):
+    op = num(post.get("opcode"), -1)
+    return "IBV_WR_" + WR_NAMES[op] if 0 <= op < len(WR_NAMES) else \
+        "opcode %d" % op
+
+
+def send_queue(ev, res):
+    """The first overflow of the student's send queue, on the step at
+    fault: the same verdict whether the driver took the post or not."""
+    for post, holder, depth in overflows(ev.tr):
+        step = step_of(holder if holder is not None else post)
+        if step not in res:
+            continue
+        held = "an unsignaled %s of step %s still held its slot" % (
+            wr_name(holder), step) if holder is not None else \
+            "no completion of them polled"
+        res[step].bad(
+            "room in the send queue (max_send_wr=%d) for every request"
+            % depth, "%s posted while the queue's %d slot%s held: %s "
+            "(ibv_post_send returned %s)" % (
+                wr_name(post), depth, " was" if depth == 1 else "s were",
+                held, post["_ret"] or "?"),
+            HINTS["sq_unsignaled" if holder is not None else "sq_full"])
+        return
