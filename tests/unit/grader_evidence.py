@@ -11,7 +11,7 @@ import sys
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "..",
                                 "vm", "grader"))
 from labgrader import text, verbs  # noqa: E402
-from labgrader.evidence import kernel, wire  # noqa: E402
+from labgrader.evidence import kernel, sendq, wire  # noqa: E402
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 failed = 0
@@ -210,4 +210,47 @@ try:
 finally:
     if os.path.exists(tmp):
         os.unlink(tmp)
+
+
+# The send queue by the verbs' rules, on traces of the shape parse_ktrace
+# makes: a QP of depth DEPTH, then "u"/"s" (a post, unsignaled or
+# signaled: a SEND, or "i" a SEND with immediate) and "w" (a send
+# completion polled).
+def queue(depth, ops, sig_all=0):
+    tr = [{"_fn": "ibv_create_qp", "_ret": "0x5000", "qpn": "0x11",
+           "max_send_wr": str(depth), "sig_all": str(sig_all)}]
+    for op in ops:
+        if op == "w":
+            tr.append({"_fn": "wc", "_ret": "0", "qpn": "0x11",
+                       "opcode": "0"})
+        else:
+            tr.append({"_fn": "ibv_post_send", "_ret": "0", "qpn": "0x11",
+                       "opcode": "3" if op == "i" else "2",
+                       "flags": "0" if op == "u" else "2"})
+    return [(sendq.step_of(p), h and sendq.step_of(h), d)
+            for p, h, d in sendq.overflows(tr)]
+
+
+check("sendq_unsignaled_holds_its_slot",
+      queue(1, "ui") == [("send_imm", "send", 1)], queue(1, "ui"))
+check("sendq_signaled_and_polled_frees", queue(1, "swiw") == [],
+      queue(1, "swiw"))
+check("sendq_signaled_completion_frees_unsignaled_before",
+      queue(2, "uswusw") == [], queue(2, "uswusw"))
+check("sendq_unpolled_signaled_fills_it",
+      queue(2, "ssi") == [("send_imm", None, 2)], queue(2, "ssi"))
+check("sendq_sq_sig_all_signals_each", queue(1, "uwuw", sig_all=1) == [],
+      queue(1, "uwuw", sig_all=1))
+check("sendq_receive_completion_frees_nothing",
+      queue(1, "u") + queue(1, "s") == [] and len(sendq.overflows(
+          [{"_fn": "ibv_create_qp", "_ret": "0x5000", "qpn": "0x11",
+            "max_send_wr": "1", "sig_all": "0"},
+           {"_fn": "ibv_post_send", "_ret": "0", "qpn": "0x11",
+            "opcode": "2", "flags": "2"},
+           {"_fn": "wc", "_ret": "0", "qpn": "0x11", "opcode": "128"},
+           {"_fn": "ibv_post_send", "_ret": "0", "qpn": "0x11",
+            "opcode": "3", "flags": "2"}])) == 1)
+# Traces recorded before the probes read the depth: nothing judged.
+check("sendq_no_depth_no_verdict", sendq.overflows(ref_cli) == [] and
+      sendq.overflows(early) == [])
 sys.exit(1 if failed else 0)
