@@ -51,9 +51,13 @@ rc=$?
 # expect CASE ROLE MAX_SECONDS PATTERN: that half failed cleanly, in time,
 # with a message matching PATTERN (extended regex), and released every
 # verbs object it had created.
+# expect NAME ROLE SECONDS PATTERN [CODE]: the case NAME's ROLE failed
+# cleanly within SECONDS, its output matched PATTERN (the words a student
+# reads), and, given CODE (an alternation allowed), a FAIL line ends in
+# that code=, the grader's key (docs/protocol.md).
 expect() {
-	local name=$1 role=$2 max=$3 pattern=$4 f=$run/$1.$2
-	local what="$name ($role): \"$pattern\""
+	local name=$1 role=$2 max=$3 pattern=$4 code=${5:-} f=$run/$1.$2
+	local what="$name ($role): \"$pattern\"${5:+ code=$5}"
 	local st secs evidence=$t_tmp/evidence
 	# Evidence: this half's output, then the other half's.
 	cat "$f.out" "$run/$name".*.out >"$evidence" 2>/dev/null
@@ -67,6 +71,9 @@ expect() {
 		fail "$what: took $secs s, bound $max s" "$evidence"
 	elif ! grep -Eq -- "$pattern" "$f.out"; then
 		fail "$what: not in the output" "$evidence"
+	elif [ -n "$code" ] &&
+		! grep -Eq -- "^lab [a-z_]+ FAIL: .* code=($code)\$" "$f.out"; then
+		fail "$what: no FAIL line with that code" "$evidence"
 	elif grep -Eqi 'segmentation|core dumped|abort' "$f.out"; then
 		fail "$what: crashed" "$evidence"
 	# Each line of the tracer starts with its key (empty here).
@@ -84,50 +91,50 @@ expect() {
 	fi
 }
 
-expect bad_device server 5 "device 'nosuch' not found.*rxe0"
-expect gid_range server 5 'GID index 4096 is out of range'
-expect gid_link_local server 5 'GID index 0 is link-local'
-expect gid_empty server 5 'GID index 5 is (empty|out of range)'
-expect memlock server 5 'memlock'
-expect no_server client 6 'no server listening at 192\.0\.2\.1:19006'
-expect oversize client 10 "larger than the peer's buffer"
-expect oversize server 12 'peer closed'
-expect malformed_magic server 10 'rejected the peer.*magic'
-expect malformed_version server 10 'rejected the peer.*version'
-expect malformed_short server 10 'peer closed the connection before'
-expect malformed_len server 10 'rejected the peer.*len'
-expect malformed_mtu server 10 'rejected the peer.*(mtu|MTU)'
-expect client_dies_in_exchange server 10 'peer closed the connection before'
-expect server_dies_in_exchange client 10 'peer closed|reset by peer'
+expect bad_device server 5 "device 'nosuch' not found.*rxe0" NO_DEVICE
+expect gid_range server 5 'GID index 4096 is out of range' GID_CHOICE
+expect gid_link_local server 5 'GID index 0 is link-local' GID_CHOICE
+expect gid_empty server 5 'GID index 5 is (empty|out of range)' GID_CHOICE
+expect memlock server 5 'memlock' 'ERRNO_ENOMEM|ERRNO_EPERM'
+expect no_server client 6 'no server listening at 192\.0\.2\.1:19006' NO_SERVER
+expect oversize client 10 "larger than the peer's buffer" BUF_TOO_SMALL
+expect oversize server 12 'peer closed' PEER_CLOSED
+expect malformed_magic server 10 'rejected the peer.*magic' EXCH_MAGIC
+expect malformed_version server 10 'rejected the peer.*version' EXCH_VERSION
+expect malformed_short server 10 'peer closed the connection before' PEER_CLOSED
+expect malformed_len server 10 'rejected the peer.*len' EXCH_LEN
+expect malformed_mtu server 10 'rejected the peer.*(mtu|MTU)' EXCH_MTU
+expect client_dies_in_exchange server 10 'peer closed the connection before' PEER_CLOSED
+expect server_dies_in_exchange client 10 'peer closed|reset by peer' 'PEER_CLOSED|ERRNO_ECONNRESET'
 # Whether the first SEND still reaches the dying server's QP is a race with
 # the kernel tearing that QP down, so any of the operations may be the one
 # that fails.
 expect server_killed_after_rts client 12 'lab (send|send_imm|write) FAIL'
-expect client_killed_mid_ops server 12 'lab send_imm FAIL: peer closed'
-expect client_killed_after_rts server 12 'peer closed'
-expect wrong_rkey client 12 'remote access.*|REM_ACCESS'
+expect client_killed_mid_ops server 12 'lab send_imm FAIL: peer closed' PEER_CLOSED
+expect client_killed_after_rts server 12 'peer closed' PEER_CLOSED
+expect wrong_rkey client 12 'remote access' WC_REM_ACCESS_ERR
 expect wrong_rkey client 12 'hint: the peer refused rkey'
 # The server's QP was in RTS when it let the client send: its connect
 # holds, though the refused WRITE has put that QP in ERR by the report.
 expect wrong_rkey_slow client 12 'hint: the peer refused rkey'
 expect wrong_rkey_slow server 12 '^lab connect ok state=RTS '
-expect addr_outside client 12 'remote access.*|REM_ACCESS'
-expect port_down client 6 'port 1 is (DOWN|.*), not ACTIVE'
+expect addr_outside client 12 'remote access' WC_REM_ACCESS_ERR
+expect port_down client 6 'port 1 is (DOWN|.*), not ACTIVE' PORT_NOT_ACTIVE
 # rxe checks the QP's rights (and credits) before the MR's: a QP without
 # REMOTE_READ answers with a NAK "invalid request", not "access error".
-expect no_remote_read client 12 'lab read FAIL: .*invalid request'
+expect no_remote_read client 12 'lab read FAIL: .*invalid request' WC_REM_INV_REQ_ERR
 expect no_remote_read client 12 'lab read hint: .*REMOTE_READ missing in its qp_access_flags'
-expect mr_no_remote_read client 12 'lab read FAIL: .*remote access error'
+expect mr_no_remote_read client 12 'lab read FAIL: .*remote access error' WC_REM_ACCESS_ERR
 expect mr_no_remote_read client 12 'lab read hint: .*REMOTE_READ missing on the peer.s MR'
-expect no_rd_atomic client 12 'lab read FAIL: no completion'
+expect no_rd_atomic client 12 'lab read FAIL: no completion' NO_COMPLETION
 expect no_rd_atomic client 12 'lab read hint: max_rd_atomic is 0'
-expect no_dest_rd_atomic client 12 'lab read FAIL: .*invalid request'
+expect no_dest_rd_atomic client 12 'lab read FAIL: .*invalid request' WC_REM_INV_REQ_ERR
 expect no_dest_rd_atomic client 12 'lab read hint: .*max_dest_rd_atomic is 0'
-expect mr_no_local_write client 12 'lab read FAIL: .*protection'
+expect mr_no_local_write client 12 'lab read FAIL: .*protection' WC_LOC_PROT_ERR
 expect mr_no_local_write client 12 'lab read hint: .*LOCAL_WRITE'
 # rxe refuses it when posted, before anything is sent.
-expect misaligned client 12 'lab atomic FAIL: ibv_post_send failed: Invalid argument'
+expect misaligned client 12 'lab atomic FAIL: ibv_post_send failed: Invalid argument' ERRNO_EINVAL
 expect misaligned client 12 'lab atomic hint: .*not 8-byte aligned'
-expect no_third_recv client 12 'lab write_imm FAIL: .*RNR retry'
+expect no_third_recv client 12 'lab write_imm FAIL: .*RNR retry' WC_RNR_RETRY_EXC_ERR
 
 summary
