@@ -52,8 +52,11 @@ PEER_GRACE_POLLS=10
 # The reference client waits this long before its WRITE, its WRITE with
 # immediate and its atomics, so that a student server reading its buffer
 # without waiting for the client's notice is caught every time
-# (lab_ref_delay, lab/lab.h).
-REF_DELAY_MS=500
+# (lab_ref_delay, lab/lab.h).  Such a server reads within milliseconds of
+# its step's start; a guest starved of CPU under load waits tens of them.
+# Three waits of 350 ms cost the correct submission what the two of 500
+# ms did before the atomics had theirs.
+REF_DELAY_MS=350
 # The server guest waits for the client's exit status this long after
 # RUN_TIMEOUT: the client started after the server (srv-started), and
 # moves its output and trace over 9p after its run.
