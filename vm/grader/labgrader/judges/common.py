@@ -5,6 +5,7 @@ from ..evidence.peer import qpn_of, server_mrs
 from ..evidence.wire import (acked, rnr_naks, wire_atomics, wire_messages,
                              wire_reads)
 from ..codes import known
+from .causes import code_hint
 from ..hints import HINTS
 from ..lab import STEP_NAMES
 from ..text import num
@@ -261,8 +262,9 @@ def judge_own_lines(ev, res):
 
 
 def fallback_hints(ev, res):
-    """Fallbacks: the peer stopped first, the program's own hint, then a
-    generic one."""
+    """Fallbacks: the peer stopped first, the cause the FAIL line's code
+    and the evidence name (causes.py), the program's own hint, then a
+    generic one for a FAIL line without a code."""
     S, P = ev.S, ev.P
     ps = P.stopped_at()
     for s in STEP_NAMES:
@@ -274,4 +276,4 @@ def fallback_hints(ev, res):
                 (P.fails.get(ps) or P.rc not in (0, None)):
             c.hint = HINTS["peer_quit"] % ps
         elif S.fails.get(s):
-            c.hint = S.hints.get(s) or HINTS["wc"]
+            c.hint = code_hint(ev, s) or S.hints.get(s) or HINTS["fail"]
