@@ -42,6 +42,15 @@ HINTS = {
     "htonl(--imm)",
     "imm_ntohl": "byte order: read the immediate with "
     "ntohl(wc.imm_data)",
+    "imm_htons": "byte order: htons() converts 16 bits and drops the "
+    "upper half: the immediate goes on the wire as htonl(--imm)",
+    "imm_ntohs": "byte order: ntohs() converts 16 bits and drops the "
+    "upper half: read the immediate with ntohl(wc.imm_data)",
+    "order_rkey": "byte order: the rkey went out as htonl() of the one "
+    "advertised: wr.rdma.rkey takes ctx->remote.rkey as it is (host order)",
+    "order_addr": "byte order: the address went out as htobe64() of the "
+    "one advertised: wr.rdma.remote_addr takes ctx->remote.addr as it is "
+    "(host order)",
     "imm_flag": "check wc.wc_flags & IBV_WC_WITH_IMM and store the "
     "immediate",
     "rkey": "wrong rkey or address: use the rkey and address the peer "

@@ -10,7 +10,7 @@ import re
 from ..codes import CODES
 from ..evidence.kernel import leaks
 from ..hints import HINTS
-from ..text import num
+from ..text import conversion, num
 from ..verbs import SEND_SIGNALED, WR_NAMES
 
 # Each data step's work request, as the client posts it (IBV_WR_*).
@@ -20,6 +20,33 @@ STEP_WR = {"send": (2,), "send_imm": (3,), "write": (0,), "write_imm": (1,),
 OPCODE_HINT = {"send": "opcode", "send_imm": "opcode", "write": "write_data",
                "write_imm": "wimm_opcode", "read": "read_op",
                "atomic": "atomic_ops"}
+
+
+# The hint for a value that a wrong conversion between host and network
+# order made (text.conversion), by who converted it: the sender (the
+# immediate it posted, a key or an address it took from ctx->remote) or
+# the receiver (the immediate it read from wc.imm_data).  A receiver that
+# printed htons() of the right value read right what a sender's htons()
+# put on the wire.
+ORDER_HINTS = {k: HINTS[v] for k, v in {
+    ("send", "swap"): "imm_htonl", ("send", "htons"): "imm_htons",
+    ("recv", "swap"): "imm_ntohl", ("recv", "ntohs"): "imm_ntohs",
+    ("recv", "htons"): "imm_htons",
+    ("rkey", "swap"): "order_rkey", ("addr", "swap64"): "order_addr"}.items()}
+
+
+def order_hint(way, got, want):
+    """The byte-order hint for got where want was right, or None when no
+    wrong conversion makes one of the other."""
+    return ORDER_HINTS.get((way, conversion(got, want)))
+
+
+def posted_imm(ev, opcode):
+    """The immediate of this side's last post of opcode, as the wire
+    carries it (the trace's, read in network order), or None."""
+    posts = ev.S.calls("ibv_post_send", lambda e: num(e.get("opcode")) ==
+                       opcode)
+    return num(posts[-1].get("imm")) if posts else None
 
 
 def refused_post(ev, fn):
