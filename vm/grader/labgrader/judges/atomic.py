@@ -8,7 +8,7 @@ from ..lab import ATOMIC_ADD, ATOMIC_SWAP
 from ..text import num
 from ..verbs import (ACCESS_REMOTE_ATOMIC, U64, WC_COMP_SWAP, WC_FETCH_ADD,
                      WR_CMP_SWP, WR_FETCH_ADD)
-from .common import blame_server_access, local_protection_hint
+from .access import blame_server_access, local_protection_hint
 from .registry import judge
 
 

@@ -9,8 +9,8 @@ from .causes import code_hint
 from ..hints import HINTS
 from ..lab import STEP_NAMES
 from ..text import num
-from ..verbs import (ACCESS_LOCAL_WRITE, QPS_INIT, QPS_RTR, QPS_RTS,
-                     QP_MAX_DEST_RD_ATOMIC, QP_MAX_QP_RD_ATOMIC)
+from ..verbs import (QPS_INIT, QPS_RTR, QPS_RTS, QP_MAX_DEST_RD_ATOMIC,
+                     QP_MAX_QP_RD_ATOMIC)
 
 
 # Each step of lab/steps.h has its judges in its own module of this
@@ -108,16 +108,6 @@ class Evidence:
         v = self.credits(QPS_RTS, QP_MAX_QP_RD_ATOMIC, "max_rd_atomic")
         return "RTS max_rd_atomic=0" if v == 0 else None
 
-    def remote_access(self, flag):
-        """What of the student server's MRs and QP lacks the access flag
-        (remote read or atomic): "MR", "QP" or None."""
-        if not any(m["access"] & flag for m in self.srv_mrs):
-            return "MR"
-        init = self.ok_init()
-        if init is not None and not num(init.get("access"), 0) & flag:
-            return "QP"
-        return None
-
     def wire_ops(self, src, kinds):
         return [x for x in (self.packets or []) if x["src"] == src and
                 x["op"] in kinds]
@@ -157,48 +147,6 @@ class Evidence:
         elif posted < need:
             c.bad("%d receives posted before lab_barrier()" % need,
                   "%d posted before it" % posted, HINTS["late_recv"])
-
-
-def blame_server_access(ev, c, flag, name, kind, what):
-    """A READ or atomic the server's device refused: its MRs or QP lack
-    FLAG (NAME, e.g. "IBV_ACCESS_REMOTE_READ (0x4)"), or its QP gives no
-    credits for WHAT ("READs").  Marks c with the cause and its hint
-    (HINTS[KIND_mr], [KIND_qp], ["rd_credits"]); False when none is."""
-    miss = ev.remote_access(flag)
-    cred = ev.no_credits()
-    if miss == "MR":
-        c.bad("an MR with " + name, "MR access: " +
-              ", ".join("0x%x" % m["access"] for m in ev.srv_mrs), None)
-        c.hint = HINTS[kind + "_mr"]
-    elif miss == "QP":
-        c.bad("qp_access_flags with " + name,
-              "qp_access_flags=%s" % ev.ok_init().get("access"), None)
-        c.hint = HINTS[kind + "_qp"]
-    elif cred:
-        c.bad("max_dest_rd_atomic >= 1 (%s the QP answers)" % what, cred,
-              None)
-        c.hint = HINTS["rd_credits"]
-    else:
-        return False
-    return True
-
-
-def local_protection_hint(ev, opcodes):
-    """A READ or atomic (a post of one of the opcodes) refused by the
-    client's own device, a local protection error: the cause is in
-    create_resources when the MR its SGE lies in lacks LOCAL_WRITE (the
-    device writes the result there), in the step's own SGE otherwise (an
-    lkey not that MR's, an address in no MR)."""
-    posts = ev.S.calls("ibv_post_send",
-                       lambda e: num(e.get("opcode")) in opcodes)
-    if posts:
-        a = num(posts[-1].get("laddr"), 0)
-        mine = [m for m in ev.mrs if num(m.get("addr"), 0) <= a <
-                num(m.get("addr"), 0) + num(m.get("len"), 0)]
-        if mine and not any(num(m.get("access"), 0) & ACCESS_LOCAL_WRITE
-                            for m in mine):
-            return HINTS["read_local"]
-    return HINTS["sge_lkey"]
 
 
 # The hint for a step that failed with a code (docs/protocol.md, "Failure

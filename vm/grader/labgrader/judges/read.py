@@ -5,7 +5,7 @@ from ..evidence.peer import mr_of
 from ..evidence.wire import NAK_TEXT
 from ..hints import HINTS
 from ..verbs import ACCESS_REMOTE_READ, WC_RDMA_READ, WR_RDMA_READ
-from .common import blame_server_access, local_protection_hint
+from .access import blame_server_access, local_protection_hint
 from .registry import judge
 
 
