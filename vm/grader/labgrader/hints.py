@@ -65,6 +65,9 @@ HINTS = {
     "channel, PD, device; check every return value",
     "teardown_leak": "leak: free the device list, and destroy every "
     "verbs object before ibv_close_device()",
+    "teardown_nothing": "teardown earns its points by destroying what "
+    "your program created (QP, MRs, CQ, channel, PD, then the device): it "
+    "had nothing but the device to close",
     "teardown_line": "teardown must run (and print its line) after "
     "every run that opened the device",
     "crash": "the program crashed (signal): run it under gdb or "
