@@ -27,6 +27,8 @@ HINTS = {
     "grh.sgid_index and grh.hop_limit",
     "mtu": "path MTU above the active MTU: use the smaller of the two "
     "sides' active MTUs (wrong MTU)",
+    "mtu_enum": "path_mtu takes an enum ibv_mtu, not a number of bytes: "
+    "IBV_MTU_%d (%d) here, lab_mtu_enum() of the smaller active MTU",
     "psn": "wrong PSN: rq_psn must be the peer's advertised PSN and "
     "sq_psn the one you advertised",
     "qpn": "dest_qp_num must be the peer's QPN from the exchange",
