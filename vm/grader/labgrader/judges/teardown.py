@@ -30,6 +30,11 @@ def judge_teardown(ev, c):
                   "destroyed", "nothing created but the device",
                   HINTS["teardown_nothing"])
         live, order_bad = leaks(tr)
+        # A device closed before objects that were never destroyed at all
+        # is a leak, not an order: no destroy failed or came late.
+        if live and all(x.startswith("ibv_close_device with ")
+                        for x in order_bad):
+            c.hint = c.hint or HINTS["teardown_leak"]
         if order_bad:
             c.bad("every destroy returns 0, in reverse order of creation",
                   "; ".join(order_bad[:3]), HINTS["teardown_order"])
