@@ -130,6 +130,9 @@ HINTS = {
     "peer_left": "your %s closed the TCP connection before this step was "
     "done: it must wait for its peer's notice (lab_recv_*) before it goes "
     "on to teardown",
+    "qp_err": "the QP went to the error state: a request of this step or "
+    "of one before it failed, or the peer refused one (see the first "
+    "failure in this pairing)",
     "peer_silent": "the peer sent nothing within -t: each side waits for "
     "the other's barrier or notice, so check that yours go out in the "
     "order of docs/protocol.md",

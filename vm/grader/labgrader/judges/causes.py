@@ -65,7 +65,7 @@ def errno_hint(ev, step, code):
     if err == "OTHER":
         m = re.search(r"\(errno (\d+)\)$", line)
         err = "errno " + m.group(1) if m else "an error"
-    m = re.match(r"^(\w+) failed: ", line)
+    m = re.match(r"^(\w+)(?:\([^)]*\))? failed: ", line)
     verb = m.group(1) if m else "a call"
     if verb.startswith("ibv_post"):
         if err == "ENOMEM":
@@ -74,6 +74,8 @@ def errno_hint(ev, step, code):
         want = STEP_WR.get(step)
         op = num(e.get("opcode")) if e is not None and \
             verb == "ibv_post_send" else None
+        if op in STEP_WR["atomic"] and num(e.get("raddr"), 0) % 8:
+            return HINTS["atomic_align"]
         if op is not None and want and op not in want:
             return HINTS["post_opcode"] % (
                 err, WR_NAMES.get(op, "%d (no IBV_WR_ value)" % op),
@@ -146,7 +148,7 @@ CODE_HINTS = {
     "NO_DEVICE": fixed("no_device"), "PORT_NOT_ACTIVE": fixed("port"),
     "PORT_NO_LID": fixed("port"), "GID_CHOICE": fixed("gid"),
     "CQ_CHANNEL": fixed("cq_channel"),
-    "QP_STATE": by_step(qp_to_init="init", other="rtr"),
+    "QP_STATE": by_step(qp_to_init="init", connect="rtr", other="qp_err"),
     "RESOLVE": fixed("tcp"), "NO_SERVER": fixed("tcp"),
     "NO_CLIENT": fixed("tcp"), "PEER_CLOSED": peer_closed,
     "PEER_SILENT": fixed("peer_silent"), "BAD_SYNC": fixed("bad_sync"),
