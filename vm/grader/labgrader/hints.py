@@ -53,6 +53,9 @@ HINTS = {
     "order_addr": "byte order: the address went out as htobe64() of the "
     "one advertised: wr.rdma.remote_addr takes ctx->remote.addr as it is "
     "(host order)",
+    "exch_order": "the %s you advertised is %s the right "
+    "one: ctx->local holds it whole, in host order; lab_exchange_dest() "
+    "converts it for the wire",
     "imm_flag": "check wc.wc_flags & IBV_WC_WITH_IMM and store the "
     "immediate",
     "rkey": "wrong rkey or address: use the rkey and address the peer "

@@ -9,6 +9,7 @@ from ..text import num
 from ..verbs import (ACCESS_REMOTE_ATOMIC, U64, WC_COMP_SWAP, WC_FETCH_ADD,
                      WR_CMP_SWP, WR_FETCH_ADD)
 from .access import blame_server_access, local_protection_hint
+from .causes import posted_hint
 from .registry import judge
 
 
@@ -189,4 +190,4 @@ def client(ev, c):
             c.hint = HINTS["atomic_mr"] if P.who == "student" and \
                 ev.atomics and mr_of(ev.srv_mrs, ev.atomics[0]["va"],
                                      ev.atomics[0]["rkey"], 8) \
-                else HINTS["rkey"]
+                else posted_hint(ev, (WR_FETCH_ADD, WR_CMP_SWP))

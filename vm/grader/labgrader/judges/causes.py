@@ -41,6 +41,42 @@ def order_hint(way, got, want):
     return ORDER_HINTS.get((way, conversion(got, want)))
 
 
+# A conversion as a hint names it.
+CONVERSION_NAMES = {"swap": "htonl() of", "htons": "htons() of",
+                    "ntohs": "ntohs() of", "swap64": "htobe64() of",
+                    "cut32": "the low 32 bits of"}
+
+
+def exch_hint(field, got, want, default):
+    """The hint for an advertised field (QPN, rkey, address) the peer
+    received as got where want was right."""
+    conv = conversion(got, want)
+    if conv is None:
+        return default
+    return HINTS["exch_order"] % (field, CONVERSION_NAMES[conv])
+
+
+def reth_hint(ev, va, rkey):
+    """The hint for a READ, WRITE or atomic whose remote address or rkey
+    is not what the client received in the exchange: a conversion of it
+    where none was needed, else the wrong one taken."""
+    want_va = num(ev.S.val("exchange", "remote_addr"))
+    want_rkey = num(ev.S.val("exchange", "remote_rkey"))
+    return order_hint("rkey", rkey, want_rkey) or \
+        order_hint("addr", va, want_va) or HINTS["rkey"]
+
+
+def posted_hint(ev, opcodes):
+    """reth_hint for this client's last post of one of the opcodes (the
+    trace's remote address and rkey, an atomic's too)."""
+    posts = ev.S.calls("ibv_post_send", lambda e: num(e.get("opcode")) in
+                       opcodes)
+    if not posts:
+        return HINTS["rkey"]
+    return reth_hint(ev, num(posts[-1].get("raddr")),
+                     num(posts[-1].get("rkey")))
+
+
 def posted_imm(ev, opcode):
     """The immediate of this side's last post of opcode, as the wire
     carries it (the trace's, read in network order), or None."""

@@ -4,8 +4,8 @@ from ..evidence.kernel import write_done_early
 from ..evidence.peer import write_received
 from ..hints import HINTS
 from ..text import num
-from ..verbs import ACCESS_REMOTE_WRITE, OP_WRITE
-from .causes import order_hint
+from ..verbs import ACCESS_REMOTE_WRITE, OP_WRITE, WR_WRITE
+from .causes import order_hint, posted_hint
 from .registry import judge
 
 
@@ -92,7 +92,7 @@ def client(ev, c):
             first[0]["reth"][:2] == adv:
         c.hint = HINTS["peer_adv"]
     elif refused and c.hint is None:
-        c.hint = HINTS["rkey"]
+        c.hint = posted_hint(ev, (WR_WRITE,))
     if wire and S.ok("write") and not writes:
         c.bad("RDMA WRITE packets from you", "none", HINTS["opcode"])
     elif wire and S.ok("write") and not delivered("write", bwmsg):
