@@ -12,6 +12,7 @@ sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "..",
                                 "vm", "grader"))
 from labgrader import text, verbs  # noqa: E402
 from labgrader.evidence import kernel, wire  # noqa: E402
+from labgrader.judges import causes  # noqa: E402
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 failed = 0
@@ -54,6 +55,17 @@ sent = {e["imm"] for e in ref_cli if e["_fn"] == "ibv_post_send" and
         text.num(e.get("opcode")) in (1, 3)}
 check("ktrace_immediate_in_host_order", imms and imms == sent,
       "completed %s, posted %s" % (imms, sent))
+# The masks a refused transition is held to (causes.QP_MASKS, whose hint
+# names the bits missing): every transition of the reference has them
+# all (a wrong bit there once named MIN_RNR_TIMER missing from a right
+# RTR).
+mods = [e for e in ref_cli + ref_srv if e["_fn"] == "ibv_modify_qp"]
+lack = [(e.get("state"), e.get("mask"), n) for e in mods
+        for n, bit in causes.QP_MASKS.get(text.num(e.get("state")), ())
+        if not text.num(e.get("mask"), 0) & bit]
+check("qp_masks_of_the_reference_transitions",
+      len(mods) >= 6 and not lack,
+      "%d transitions; lacking: %s" % (len(mods), lack))
 SRV, CLI = "192.0.2.1", "192.0.2.2"
 raw = kernel.parse_ktrace(kt("raw_barrier-server.txt"))
 at = kernel.signal_at(ref_srv, "server", "barrier", CLI)

@@ -136,6 +136,8 @@ HINTS = {
     "qp_err": "the QP went to the error state: a request of this step or "
     "of one before it failed, or the peer refused one (see the first "
     "failure in this pairing)",
+    "qp_mask": "ibv_modify_qp() to %s refused: its attr_mask 0x%x lacks "
+    "%s (each attribute the transition needs, set and named in the mask)",
     "peer_silent": "the peer sent nothing within -t: each side waits for "
     "the other's barrier or notice, so check that yours go out in the "
     "order of docs/protocol.md",

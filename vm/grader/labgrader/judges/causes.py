@@ -118,7 +118,7 @@ def errno_hint(ev, step, code):
                 " or ".join(WR_NAMES[w] for w in want))
         return HINTS["post_bad"] % err
     if verb == "ibv_modify_qp":
-        return HINTS["init" if step == "qp_to_init" else "rtr"]
+        return modify_hint(ev, step)
     if verb == "ibv_reg_mr":
         return HINTS["reg_mr"] % err
     if verb.startswith(("ibv_create", "ibv_alloc")):
@@ -129,6 +129,35 @@ def errno_hint(ev, step, code):
     if err in ("ECONNRESET", "EPIPE", "ENOTCONN"):
         return peer_closed(ev, step)
     return HINTS["errno"] % (verb, err)
+
+
+# The attributes each transition needs in its mask (ibv_modify_qp(3)),
+# by the state it moves to: INIT, RTR, RTS.
+QP_MASKS = {
+    1: (("STATE", 0x1), ("PKEY_INDEX", 0x10), ("PORT", 0x20),
+        ("ACCESS_FLAGS", 0x8)),
+    2: (("STATE", 0x1), ("AV", 0x80), ("PATH_MTU", 0x100),
+        ("DEST_QPN", 0x100000), ("RQ_PSN", 0x1000),
+        ("MAX_DEST_RD_ATOMIC", 0x20000), ("MIN_RNR_TIMER", 0x8000)),
+    3: (("STATE", 0x1), ("SQ_PSN", 0x10000), ("TIMEOUT", 0x200),
+        ("RETRY_CNT", 0x400), ("RNR_RETRY", 0x800),
+        ("MAX_QP_RD_ATOMIC", 0x2000)),
+}
+QPS_NAMES = {1: "INIT", 2: "RTR", 3: "RTS"}
+
+
+def modify_hint(ev, step):
+    """A refused ibv_modify_qp: the attributes its mask lacks for the
+    state it asked for, from the trace; else the step's own hint."""
+    bad = ev.S.calls("ibv_modify_qp", lambda e: e["_ret"] not in ("0", ""))
+    state = num(bad[-1].get("state")) if bad else None
+    if state in QP_MASKS:
+        mask = num(bad[-1].get("mask"), 0)
+        lack = [n for n, bit in QP_MASKS[state] if not mask & bit]
+        if lack:
+            return HINTS["qp_mask"] % (QPS_NAMES[state], mask, ", ".join(
+                "IBV_QP_" + n for n in lack))
+    return HINTS["init" if step == "qp_to_init" else "rtr"]
 
 
 def peer_closed(ev, step):
