@@ -60,6 +60,8 @@ HINTS = {
     "immediate",
     "rkey": "wrong rkey or address: use the rkey and address the peer "
     "advertised (ctx->remote)",
+    "rkey_seen": "wrong rkey or address: the request named %s: use the "
+    "rkey and address of ctx->remote",
     "write_access": "REMOTE_WRITE missing on the target's MR or QP "
     "(remote access error)",
     "early_read": "read the buffer before the WRITE completed: wait "
@@ -180,8 +182,8 @@ HINTS = {
     "loc_qp_op": "local QP operation error: the request does not fit the "
     "QP (num_sge above its cap, inline data above max_inline_data, an "
     "opcode an RC QP cannot do)",
-    "post_opcode": "the driver refused the work request (ibv_post_send: "
-    "%s): opcode %s is not this step's %s",
+    "post_opcode": "the work request was refused (%s): opcode %s is not "
+    "this step's %s",
     "post_bad": "the driver refused the work request (ibv_post_send: %s): "
     "num_sge at most the QP's max_send_sge, each SGE with a length, the "
     "QP in RTS",

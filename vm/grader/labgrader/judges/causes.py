@@ -62,8 +62,15 @@ def reth_hint(ev, va, rkey):
     where none was needed, else the wrong one taken."""
     want_va = num(ev.S.val("exchange", "remote_addr"))
     want_rkey = num(ev.S.val("exchange", "remote_rkey"))
-    return order_hint("rkey", rkey, want_rkey) or \
-        order_hint("addr", va, want_va) or HINTS["rkey"]
+    order = order_hint("rkey", rkey, want_rkey) or \
+        order_hint("addr", va, want_va)
+    if order or None in (va, rkey, want_va, want_rkey) or \
+            (va, rkey) == (want_va, want_rkey):
+        return order or HINTS["rkey"]
+    return HINTS["rkey_seen"] % " and ".join(
+        "%s 0x%x where the peer advertised 0x%x" % (what, got, want)
+        for what, got, want in (("rkey", rkey, want_rkey),
+                                ("address", va, want_va)) if got != want)
 
 
 def posted_hint(ev, opcodes):
@@ -92,6 +99,22 @@ def refused_post(ev, fn):
     return bad[-1] if bad else None
 
 
+def wrong_opcode(ev, step, how, post=None):
+    """The hint for a request the driver or device refused (how: the
+    error) whose opcode is not the step's, or None: this side's post
+    (else its last one: a program stops at the step that failed)."""
+    if post is None:
+        posts = ev.S.calls("ibv_post_send")
+        post = posts[-1] if posts else None
+    want = STEP_WR.get(step)
+    op = num(post.get("opcode")) if post is not None else None
+    if op is None or not want or op in want:
+        return None
+    return HINTS["post_opcode"] % (
+        how, WR_NAMES.get(op, "%d (no IBV_WR_ value)" % op),
+        " or ".join(WR_NAMES[w] for w in want))
+
+
 def errno_hint(ev, step, code):
     """A verb or system call failed with errno code[6:]: which one, from
     the FAIL line's words (the scaffolding's lab_fail_verb() names it:
@@ -107,16 +130,13 @@ def errno_hint(ev, step, code):
         if err == "ENOMEM":
             return HINTS["queue_full"] % verb
         e = refused_post(ev, verb)
-        want = STEP_WR.get(step)
-        op = num(e.get("opcode")) if e is not None and \
-            verb == "ibv_post_send" else None
-        if op in STEP_WR["atomic"] and num(e.get("raddr"), 0) % 8:
+        if verb != "ibv_post_send" or e is None:
+            return HINTS["post_bad"] % err
+        if num(e.get("opcode")) in STEP_WR["atomic"] and \
+                num(e.get("raddr"), 0) % 8:
             return HINTS["atomic_align"]
-        if op is not None and want and op not in want:
-            return HINTS["post_opcode"] % (
-                err, WR_NAMES.get(op, "%d (no IBV_WR_ value)" % op),
-                " or ".join(WR_NAMES[w] for w in want))
-        return HINTS["post_bad"] % err
+        return wrong_opcode(ev, step, verb + ": " + err, e) or \
+            HINTS["post_bad"] % err
     if verb == "ibv_modify_qp":
         return modify_hint(ev, step)
     if verb == "ibv_reg_mr":
@@ -204,9 +224,8 @@ def by_step(other, **keys):
     return lambda ev, step: texts.get(step, text)
 
 
-# code -> fn(Evidence, step) -> the hint; None: the program's own hint
-# line says more than the code (a client's remote access error: which of
-# rkey and address, the wire checks or lab_wc_hint() tell).
+# code -> fn(Evidence, step) -> the hint, or None (then the program's own
+# hint line, else the generic one).
 CODE_HINTS = {
     "STUDENT": fixed("own_check"), "TODO": fixed("todo"),
     "MISUSE": fixed("misuse"), "NOT_DONE": not_done,
@@ -237,7 +256,7 @@ CODE_HINTS = {
     "WC_LOC_ACCESS_ERR": fixed("read_local"),
     "WC_REM_INV_REQ_ERR": fixed("rem_inv"),
     "WC_REM_ACCESS_ERR": lambda ev, step: HINTS["write_access"]
-    if ev.side == "server" else None,
+    if ev.side == "server" else posted_hint(ev, STEP_WR.get(step, ())),
     "WC_REM_OP_ERR": fixed("rem_op"), "WC_RETRY_EXC_ERR": fixed("retry"),
     "WC_RNR_RETRY_EXC_ERR": fixed("rnr"), "WC_OTHER": fixed("wc_other"),
 }

@@ -5,7 +5,7 @@ from ..evidence.peer import qpn_of, server_mrs
 from ..evidence.wire import (acked, rnr_naks, wire_atomics, wire_messages,
                              wire_reads)
 from ..codes import known
-from .causes import code_hint
+from .causes import code_hint, wrong_opcode
 from ..hints import HINTS
 from ..lab import STEP_NAMES
 from ..text import num
@@ -164,9 +164,14 @@ FAIL_HINTS = {
 known(*FAIL_HINTS)
 
 
-def fail_hint(S, step, side):
+def fail_hint(ev, S, step, side):
     """A hint for a step that printed no ok line, from its FAIL line's
     code."""
+    if S.failed(step, "WC_LOC_QP_OP_ERR"):
+        # Refused by the device for its opcode, or for its SGE.
+        other = wrong_opcode(ev, step, "IBV_WC_LOC_QP_OP_ERR")
+        if other:
+            return other
     if side == "client" and S.failed(step, "WC_REM_ACCESS_ERR"):
         return None  # rkey or address: the wire checks tell which
     # RTR resolves the peer's GID: a wrong one is never reached.
@@ -190,7 +195,7 @@ def judge_own_lines(ev, res):
                   HINTS["limit"] % S.limit)
         elif S.fails.get(s):
             c.bad("lab %s ok" % s, "lab %s FAIL: %s" % (s, S.fails[s]),
-                  fail_hint(S, s, side))
+                  fail_hint(ev, S, s, side))
         elif S.timed_out() and s == (stop or "teardown"):
             c.bad("lab %s ok" % s, "timed out in step %s" % s,
                   "the program hung in step %s" % s)

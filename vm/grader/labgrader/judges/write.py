@@ -5,7 +5,7 @@ from ..evidence.peer import write_received
 from ..hints import HINTS
 from ..text import num
 from ..verbs import ACCESS_REMOTE_WRITE, OP_WRITE, WR_WRITE
-from .causes import order_hint, posted_hint
+from .causes import order_hint, posted_hint, reth_hint
 from .registry import judge
 
 
@@ -80,11 +80,13 @@ def client(ev, c):
     if first and pk is not None and first[0]["reth"][1] != pk:
         c.bad("RETH rkey=0x%x" % pk, "RETH rkey=0x%x (frame %d)" %
               (first[0]["reth"][1], first[0]["frame"]),
-              order_hint("rkey", first[0]["reth"][1], pk) or HINTS["rkey"])
+              order_hint("rkey", first[0]["reth"][1], pk) or
+              reth_hint(ev, *first[0]["reth"][:2]))
     if first and pa is not None and first[0]["reth"][0] != pa:
         c.bad("RETH va=0x%x" % pa, "RETH va=0x%x (frame %d)" %
               (first[0]["reth"][0], first[0]["frame"]),
-              order_hint("addr", first[0]["reth"][0], pa) or HINTS["rkey"])
+              order_hint("addr", first[0]["reth"][0], pa) or
+              reth_hint(ev, *first[0]["reth"][:2]))
     refused = S.failed("write", "WC_REM_ACCESS_ERR")
     adv = (num(S.val("exchange", "remote_addr")),
            num(S.val("exchange", "remote_rkey")))
