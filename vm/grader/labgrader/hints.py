@@ -102,6 +102,8 @@ HINTS = {
     "early_notice": "the write notice went out before the WRITE's "
     "completion: wait for it (lab_wait_wc()) before "
     "lab_send_write_done()",
+    "no_notice": "the write notice never went: send it with "
+    "lab_send_write_done() once the WRITE's completion is taken",
     "peer_adv": "the WRITE used what the peer advertised, and the "
     "peer's advertisement was wrong: see its exchange step",
     "adv_wrong": "the MR and QP allow REMOTE_WRITE, but the rkey or "
@@ -133,8 +135,8 @@ HINTS = {
     "message the step does not bring (the wrong receive slot, a request "
     "not signaled, a notice the protocol does not send)",
     "peer_left": "your %s closed the TCP connection before this step was "
-    "done: it must wait for its peer's notice (lab_recv_*) before it goes "
-    "on to teardown",
+    "done: it ended its part without a notice or a wait this step needs "
+    "(the barrier, lab_send_*/lab_recv_*; see its lines in this pairing)",
     "qp_err": "the QP went to the error state: a request of this step or "
     "of one before it failed, or the peer refused one (see the first "
     "failure in this pairing)",
@@ -184,9 +186,9 @@ HINTS = {
     "opcode an RC QP cannot do)",
     "post_opcode": "the work request was refused (%s): opcode %s is not "
     "this step's %s",
-    "post_bad": "the driver refused the work request (ibv_post_send: %s): "
-    "num_sge at most the QP's max_send_sge, each SGE with a length, the "
-    "QP in RTS",
+    "post_bad": "the driver refused the work request (%s): num_sge at "
+    "most the queue's cap (max_send_sge, max_recv_sge), each SGE inside an "
+    "MR, the QP in a state that takes it (RTS to send)",
     "queue_full": "the work queue is full (%s: ENOMEM): take each "
     "completion before posting more, or raise the QP's max_send_wr / "
     "max_recv_wr",
@@ -238,6 +240,8 @@ HINTS = {
     "client's atomics change it",
     "atomic_notice": "the atomic notice went out before both atomics "
     "completed: wait for each completion before lab_send_atomic_done()",
+    "atomic_no_notice": "the atomic notice never went: send it with "
+    "lab_send_atomic_done() once both atomics' completions are taken",
     "atomic_traced": "the atomics must be done by your own program: post "
     "them and wait for their completions",
 }

@@ -171,7 +171,8 @@ def client(ev, c):
         c.bad("both atomics' completions before lab_send_atomic_done()",
               "the atomic notice went out before them" if early else
               "no atomic notice to the peer in the kernel's trace of "
-              "your process", HINTS["atomic_notice"])
+              "your process", HINTS["atomic_notice"] if early
+              else HINTS["atomic_no_notice"])
     if P.who == "ref" and S.ok("atomic") and not P.ok("atomic"):
         c.bad("the reference's word ends as 0x%016x (LAB_ATOMIC_SWAP)" %
               ATOMIC_SWAP, "reference: " + (pf or "no atomic line"),

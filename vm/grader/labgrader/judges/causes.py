@@ -131,12 +131,12 @@ def errno_hint(ev, step, code):
             return HINTS["queue_full"] % verb
         e = refused_post(ev, verb)
         if verb != "ibv_post_send" or e is None:
-            return HINTS["post_bad"] % err
+            return HINTS["post_bad"] % (verb + ": " + err)
         if num(e.get("opcode")) in STEP_WR["atomic"] and \
                 num(e.get("raddr"), 0) % 8:
             return HINTS["atomic_align"]
         return wrong_opcode(ev, step, verb + ": " + err, e) or \
-            HINTS["post_bad"] % err
+            HINTS["post_bad"] % (verb + ": " + err)
     if verb == "ibv_modify_qp":
         return modify_hint(ev, step)
     if verb == "ibv_reg_mr":
@@ -250,7 +250,8 @@ CODE_HINTS = {
     "ATOMIC_ORIG": fixed("atomic_start"),
     "ATOMIC_FINAL": fixed("atomic_final"),
     "WC_LOC_LEN_ERR": fixed("loc_len"),
-    "WC_LOC_QP_OP_ERR": fixed("loc_qp_op"),
+    "WC_LOC_QP_OP_ERR": lambda ev, step: wrong_opcode(
+        ev, step, "IBV_WC_LOC_QP_OP_ERR") or HINTS["loc_qp_op"],
     "WC_LOC_PROT_ERR": fixed("sge_lkey"),
     "WC_WR_FLUSH_ERR": fixed("flushed"),
     "WC_LOC_ACCESS_ERR": fixed("read_local"),

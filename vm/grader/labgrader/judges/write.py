@@ -67,7 +67,8 @@ def client(ev, c):
         c.bad("the WRITE's completion before lab_send_write_done()",
               "the write notice went out before the WRITE completed"
               if early else "no write notice to the peer in the "
-              "kernel's trace of your process", HINTS["early_notice"])
+              "kernel's trace of your process", HINTS["early_notice"]
+              if early else HINTS["no_notice"])
     if P.who == "ref" and S.ok("write") and not write_received(
             P.val("write", "received"), wmsg, ev.msg):
         c.bad("the reference received the %d-byte WRITE payload" %
