@@ -14,6 +14,7 @@ sys.path.insert(0, os.path.join(ROOT, "vm", "grader"))
 sys.dont_write_bytecode = True
 from labgrader.codes import CODES, read_codes  # noqa: E402
 from labgrader.judges.common import FAIL_HINTS  # noqa: E402
+from labgrader.judges.causes import CODE_HINTS  # noqa: E402
 
 failures = 0
 
@@ -67,4 +68,11 @@ for path in glob.glob(os.path.join(ROOT, "vm/grader/labgrader/**/*.py"),
 check("codes_grader (the %d codes the judges ask for exist)" % len(asked),
       asked and not asked - CODES, "not in lab/codes.h: %s" %
       sorted(asked - CODES))
+# A failure with a known cause gets that cause's hint, never the generic
+# one (judges/causes.py): every code has its entry there, none else.
+check("codes_hinted (each of the %d codes has its hint in "
+      "judges/causes.py)" % len(names), set(CODE_HINTS) == set(names),
+      "no hint: %s; not a code: %s" % (
+          sorted(set(names) - set(CODE_HINTS)),
+          sorted(set(CODE_HINTS) - set(names))))
 sys.exit(1 if failures else 0)

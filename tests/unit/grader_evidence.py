@@ -3,15 +3,16 @@ guest kernel's trace (tests/unit/ktrace/, recorded from real grading runs
 of the reference, the notice_early mistake, the raw_barrier hostile and
 tests/grade/ext.c, the guests at their addresses 192.0.2.1 and .2, and
 of a small loopback program in one guest) and the wire's ICRC
-(docs/runs/demo.pcap).  One "ok NAME" or "FAIL NAME: why" line per
-check."""
+(docs/runs/demo.pcap); and the batch's progress count.  One "ok NAME"
+or "FAIL NAME: why" line per check."""
 import os
 import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "..",
                                 "vm", "grader"))
-from labgrader import text, verbs  # noqa: E402
+from labgrader import course, text, verbs  # noqa: E402
 from labgrader.evidence import kernel, sendq, wire  # noqa: E402
+from labgrader.judges import causes  # noqa: E402
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 failed = 0
@@ -54,6 +55,17 @@ sent = {e["imm"] for e in ref_cli if e["_fn"] == "ibv_post_send" and
         text.num(e.get("opcode")) in (1, 3)}
 check("ktrace_immediate_in_host_order", imms and imms == sent,
       "completed %s, posted %s" % (imms, sent))
+# The masks a refused transition is held to (causes.QP_MASKS, whose hint
+# names the bits missing): every transition of the reference has them
+# all (a wrong bit there once named MIN_RNR_TIMER missing from a right
+# RTR).
+mods = [e for e in ref_cli + ref_srv if e["_fn"] == "ibv_modify_qp"]
+lack = [(e.get("state"), e.get("mask"), n) for e in mods
+        for n, bit in causes.QP_MASKS.get(text.num(e.get("state")), ())
+        if not text.num(e.get("mask"), 0) & bit]
+check("qp_masks_of_the_reference_transitions",
+      len(mods) >= 6 and not lack,
+      "%d transitions; lacking: %s" % (len(mods), lack))
 SRV, CLI = "192.0.2.1", "192.0.2.2"
 raw = kernel.parse_ktrace(kt("raw_barrier-server.txt"))
 at = kernel.signal_at(ref_srv, "server", "barrier", CLI)
@@ -178,6 +190,20 @@ check("ktrace_ex_abort_and_failure",
       [(e["_fn"], e["opcode"], e["_ret"], e["raddr"], e["len"])
        for e in aborted] == [("ibv_post_send", "4", "12", "0x1000", "8")],
       aborted)
+
+# The progress line counts a result below full marks in any part: the
+# core full and part two short is below (it once counted the core only).
+def result(core, two):
+    return {"score": core, "max_score": 20, "parts": {
+        "1": {"score": core, "max": 20}, "2": {"score": two, "max": 10}}}
+
+
+check("progress_counts_every_part",
+      course.below_full(result(20, 7)) and course.below_full(result(18, 10))
+      and not course.below_full(result(20, 10)) and
+      course.below_full({"score": 18, "max_score": 20}),
+      "below_full: %s" % [course.below_full(result(*x)) for x in
+                          ((20, 7), (18, 10), (20, 10))])
 
 # The wire: every packet of a real capture has a right ICRC; one changed
 # byte of payload, and that packet no longer counts.

@@ -35,6 +35,14 @@ def cmd_merge(out, shards):
     return 0
 
 
+def below_full(r):
+    """A result below full marks in any part graded (its "parts"; the
+    core's score alone in a result from before parts existed)."""
+    parts = r.get("parts") or {"1": {"score": r.get("score"),
+                                     "max": r.get("max_score")}}
+    return any(p.get("score") != p.get("max") for p in parts.values())
+
+
 def cmd_progress(out, total, pids):
     """One line while batches run: graded/total, how many fell short of
     full marks, environment errors, time left.  On a terminal it is
@@ -64,7 +72,7 @@ def cmd_progress(out, total, pids):
                 continue
             done += 1
             env += bool(r.get("env_error"))
-            short += r.get("score") != r.get("max_score")
+            short += below_full(r)
         if base is None:
             base = done  # kept from an earlier run: not this run's pace
         rate = (done - base) / max(time.time() - start, 1)
@@ -74,9 +82,9 @@ def cmd_progress(out, total, pids):
         if tty:
             print("\r\033[K" + line, end="" if running else "\n",
                   file=sys.stderr, flush=True)
-        elif (done, env) != last or not running:
+        elif (done, short, env) != last or not running:
             print(line, file=sys.stderr, flush=True)
-        last = (done, env)
+        last = (done, short, env)
         if not running:
             return 0
         time.sleep(2)

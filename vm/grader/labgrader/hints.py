@@ -37,6 +37,8 @@ HINTS = {
     "grh.sgid_index and grh.hop_limit",
     "mtu": "path MTU above the active MTU: use the smaller of the two "
     "sides' active MTUs (wrong MTU)",
+    "mtu_enum": "path_mtu takes an enum ibv_mtu, not a number of bytes: "
+    "IBV_MTU_%d (%d) here, lab_mtu_enum() of the smaller active MTU",
     "psn": "wrong PSN: rq_psn must be the peer's advertised PSN and "
     "sq_psn the one you advertised",
     "qpn": "dest_qp_num must be the peer's QPN from the exchange",
@@ -52,10 +54,24 @@ HINTS = {
     "htonl(--imm)",
     "imm_ntohl": "byte order: read the immediate with "
     "ntohl(wc.imm_data)",
+    "imm_htons": "byte order: htons() converts 16 bits and drops the "
+    "upper half: the immediate goes on the wire as htonl(--imm)",
+    "imm_ntohs": "byte order: ntohs() converts 16 bits and drops the "
+    "upper half: read the immediate with ntohl(wc.imm_data)",
+    "order_rkey": "byte order: the rkey went out as htonl() of the one "
+    "advertised: wr.rdma.rkey takes ctx->remote.rkey as it is (host order)",
+    "order_addr": "byte order: the address went out as htobe64() of the "
+    "one advertised: wr.rdma.remote_addr takes ctx->remote.addr as it is "
+    "(host order)",
+    "exch_order": "the %s you advertised is %s the right "
+    "one: ctx->local holds it whole, in host order; lab_exchange_dest() "
+    "converts it for the wire",
     "imm_flag": "check wc.wc_flags & IBV_WC_WITH_IMM and store the "
     "immediate",
     "rkey": "wrong rkey or address: use the rkey and address the peer "
     "advertised (ctx->remote)",
+    "rkey_seen": "wrong rkey or address: the request named %s: use the "
+    "rkey and address of ctx->remote",
     "write_access": "REMOTE_WRITE missing on the target's MR or QP "
     "(remote access error)",
     "early_read": "read the buffer before the WRITE completed: wait "
@@ -66,9 +82,11 @@ HINTS = {
     "channel, PD, device; check every return value",
     "teardown_leak": "leak: free the device list, and destroy every "
     "verbs object before ibv_close_device()",
+    "teardown_nothing": "teardown earns its points by destroying what "
+    "your program created (QP, MRs, CQ, channel, PD, then the device): it "
+    "had nothing but the device to close",
     "teardown_line": "teardown must run (and print its line) after "
     "every run that opened the device",
-    "wc": "a completion failed: see the FAIL line and its hint",
     "crash": "the program crashed (signal): run it under gdb or "
     "valgrind",
     "flood": "the program wrote too much output and was stopped",
@@ -94,12 +112,102 @@ HINTS = {
     "early_notice": "the write notice went out before the WRITE's "
     "completion: wait for it (lab_wait_wc()) before "
     "lab_send_write_done()",
+    "no_notice": "the write notice never went: send it with "
+    "lab_send_write_done() once the WRITE's completion is taken",
     "peer_adv": "the WRITE used what the peer advertised, and the "
     "peer's advertisement was wrong: see its exchange step",
     "adv_wrong": "the MR and QP allow REMOTE_WRITE, but the rkey or "
     "address you advertised is not your MR's: see the exchange step",
     "peer_quit": "the peer stopped first (step %s): this side's "
     "failure follows from it; fix that step",
+    # From a FAIL line's code and the evidence around it (judges/causes.py):
+    # what a failure with no judge of its own is told.
+    "fail": "the step failed, its FAIL line naming no cause (no code=): "
+    "see that line",
+    "own_check": "your program's own check failed (lab_fail()): its FAIL "
+    "line says why",
+    "misuse": "a lab helper was called without what it needs (ctx->qp, "
+    "ctx->cq and its channel, or the TCP connection): an earlier step must "
+    "set it",
+    "not_done": "the step returned 0 but did not create or set what it "
+    "must: store each object in its ctx field (the FAIL line names it)",
+    "teardown_null": "every object was destroyed, but teardown left its "
+    "pointer in ctx: set each pointer to NULL once its object is gone",
+    "no_device": "no RDMA device of the name -d gives: take it from "
+    "ibv_get_device_list() (lab_fail_no_device() lists them)",
+    "tcp": "the TCP connection to the peer was not made: the exchange "
+    "step opens it with lab_tcp_open() before lab_exchange_dest(), on "
+    "both sides",
+    "peer_closed": "the peer closed the TCP connection while this step "
+    "waited: it failed or exited first (see its lines in this pairing)",
+    "peer_done": "the peer had done its whole part and exited while this "
+    "side still waited in step %s: this side waits for a completion or a "
+    "message the step does not bring (the wrong receive slot, a request "
+    "not signaled, a notice the protocol does not send)",
+    "peer_left": "your %s closed the TCP connection before this step was "
+    "done: it ended its part without a notice or a wait this step needs "
+    "(the barrier, lab_send_*/lab_recv_*; see its lines in this pairing)",
+    "qp_err": "the QP went to the error state: a request of this step or "
+    "of one before it failed, or the peer refused one (see the first "
+    "failure in this pairing)",
+    "qp_mask": "ibv_modify_qp() to %s refused: its attr_mask 0x%x lacks "
+    "%s (each attribute the transition needs, set and named in the mask)",
+    "peer_silent": "the peer sent nothing within -t: each side waits for "
+    "the other's barrier or notice, so check that yours go out in the "
+    "order of docs/protocol.md",
+    "bad_sync": "a message after the exchange is not the one the protocol "
+    "expects: call the lab's barrier and notice helpers in the order of "
+    "docs/protocol.md, on both sides",
+    "exch_recv": "the exchange message received was refused (its size, "
+    "magic, version, QPN or length): each side fills every field of "
+    "ctx->local and sends it with lab_exchange_dest()",
+    "length": "a payload larger than a buffer: send strlen(-m) bytes, at "
+    "most ctx->buf_len and the peer's advertised length (ctx->remote.len)",
+    "recv_len": "the received length is larger than the buffer: report "
+    "wc.byte_len of the receive's own completion",
+    "wrong_wc": "the completion taken is of another opcode or receive "
+    "slot: wait for this step's own (its wr_id, its opcode)",
+    "no_wc": "no completion within -t: post the request with "
+    "IBV_SEND_SIGNALED and wait on ctx->cq; a receive completes only when "
+    "the peer sends",
+    "unsignaled": "no completion within -t: the request was posted "
+    "without IBV_SEND_SIGNALED (send_flags=%s), so none comes",
+    "poll_cq": "ibv_poll_cq() returned an error: poll ctx->cq with at most "
+    "as many entries as the wc array holds",
+    "loc_len": "local length error: a message longer than the receive's "
+    "SGE, or an SGE longer than its MR: post receives of ctx->buf_len "
+    "bytes, send strlen(-m) bytes",
+    "flushed": "flushed: the QP had already gone to the error state after "
+    "an earlier failure; fix the first failed completion (this side's or "
+    "the peer's)",
+    "rem_inv": "the peer's QP refused the request as invalid: a message "
+    "longer than its receive buffer, an operation its qp_access_flags do "
+    "not allow, or a misaligned atomic",
+    "rem_op": "the peer's device could not carry out the request (remote "
+    "operation error): its receive buffer or its MR",
+    "retry": "no ACK came back (transport retries exceeded): dest_qp_num, "
+    "the GID and the PSNs must be the peer's, and the peer's QP in RTR",
+    "wc_status": "a completion of this step failed with IBV_WC_%s: the "
+    "FAIL line says what the device saw",
+    "wc_other": "a completion of this step failed with a status the lab "
+    "does not name: the FAIL line gives its number (ibv_wc_status_str())",
+    "loc_qp_op": "local QP operation error: the request does not fit the "
+    "QP (num_sge above its cap, inline data above max_inline_data, an "
+    "opcode an RC QP cannot do)",
+    "post_opcode": "the work request was refused (%s): opcode %s is not "
+    "this step's %s",
+    "post_bad": "the driver refused the work request (%s): num_sge at "
+    "most the queue's cap (max_send_sge, max_recv_sge), each SGE inside an "
+    "MR, the QP in a state that takes it (RTS to send)",
+    "queue_full": "the work queue is full (%s: ENOMEM): take each "
+    "completion before posting more, or raise the QP's max_send_wr / "
+    "max_recv_wr",
+    "reg_mr": "ibv_reg_mr() refused (%s): register ctx->buf (or "
+    "ctx->recv_buf) with its length and valid access flags (REMOTE_WRITE "
+    "and REMOTE_ATOMIC need LOCAL_WRITE)",
+    "create": "%s refused (%s): its attributes exceed the device's limits "
+    "or name no object (ibv_devinfo -v shows the limits)",
+    "errno": "%s failed with %s: see its man page for that error",
     # Part two.
     "read_op": "use IBV_WR_RDMA_READ with wr.rdma.remote_addr and rkey as "
     "the server advertised, strlen(-w) bytes into ctx->buf",
@@ -142,6 +250,8 @@ HINTS = {
     "client's atomics change it",
     "atomic_notice": "the atomic notice went out before both atomics "
     "completed: wait for each completion before lab_send_atomic_done()",
+    "atomic_no_notice": "the atomic notice never went: send it with "
+    "lab_send_atomic_done() once both atomics' completions are taken",
     "atomic_traced": "the atomics must be done by your own program: post "
     "them and wait for their completions",
 }

@@ -41,6 +41,38 @@ def bswap32(v):
     return struct.unpack("<I", struct.pack(">I", v & 0xffffffff))[0]
 
 
+def bswap64(v):
+    return struct.unpack("<Q", struct.pack(">Q", v & 0xffffffffffffffff))[0]
+
+
+# The wrong conversions between host and network order, each as what it
+# makes of the right value v, as the guests (little-endian) make them:
+# "swap" a 32-bit swap (htonl missing, or one where none was needed),
+# "htons" htons() of a 32-bit value (its low half, first on the wire),
+# "ntohs" ntohs() of a 32-bit field in network order (its high half),
+# "swap64" a 64-bit swap (htobe64 where none was needed), "cut32" a 64-bit
+# value cut to 32 bits.
+CONVERSIONS = (
+    ("swap", bswap32),
+    ("htons", lambda v: (v & 0xffff) << 16),
+    ("ntohs", lambda v: v >> 16 & 0xffff),
+    ("swap64", bswap64),
+    ("cut32", lambda v: v & 0xffffffff),
+)
+
+
+def conversion(got, want):
+    """The name of the wrong conversion (CONVERSIONS) that makes got of
+    want, or None: none does, or got is 0 or want itself (a value never
+    set is no conversion)."""
+    if got is None or want is None or not got or got == want:
+        return None
+    for name, fn in CONVERSIONS:
+        if fn(want) == got:
+            return name
+    return None
+
+
 # What a terminal acts on: the C0 controls but tab, DEL, the C1 controls
 # (U+009B alone is a CSI on some terminals), and the marks that reorder
 # what is shown (bidirectional overrides and isolates).  Newline too,

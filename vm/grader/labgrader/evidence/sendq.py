@@ -10,12 +10,11 @@ verdict is the same on every run."""
 from .kernel import created
 from ..text import num
 from ..verbs import (SEND_SIGNALED, WR_CMP_SWP, WR_FETCH_ADD, WR_RDMA_READ,
-                     WR_RDMA_WRITE, WR_RDMA_WRITE_WITH_IMM, WR_SEND,
-                     WR_SEND_WITH_IMM)
+                     WR_SEND, WR_SEND_IMM, WR_WRITE, WR_WRITE_IMM)
 
 # The step that posts each request (lab/steps.h's data steps).
-WR_STEP = {WR_RDMA_WRITE: "write", WR_RDMA_WRITE_WITH_IMM: "write_imm",
-           WR_SEND: "send", WR_SEND_WITH_IMM: "send_imm",
+WR_STEP = {WR_WRITE: "write", WR_WRITE_IMM: "write_imm",
+           WR_SEND: "send", WR_SEND_IMM: "send_imm",
            WR_RDMA_READ: "read", WR_CMP_SWP: "atomic",
            WR_FETCH_ADD: "atomic"}
 # A completion of the receive queue has an opcode from here on.

@@ -8,7 +8,8 @@ from ..lab import ATOMIC_ADD, ATOMIC_SWAP
 from ..text import num
 from ..verbs import (ACCESS_REMOTE_ATOMIC, U64, WC_COMP_SWAP, WC_FETCH_ADD,
                      WR_CMP_SWP, WR_FETCH_ADD)
-from .common import blame_server_access, local_protection_hint
+from .access import blame_server_access, local_protection_hint
+from .causes import posted_hint
 from .registry import judge
 
 
@@ -170,7 +171,8 @@ def client(ev, c):
         c.bad("both atomics' completions before lab_send_atomic_done()",
               "the atomic notice went out before them" if early else
               "no atomic notice to the peer in the kernel's trace of "
-              "your process", HINTS["atomic_notice"])
+              "your process", HINTS["atomic_notice"] if early
+              else HINTS["atomic_no_notice"])
     if P.who == "ref" and S.ok("atomic") and not P.ok("atomic"):
         c.bad("the reference's word ends as 0x%016x (LAB_ATOMIC_SWAP)" %
               ATOMIC_SWAP, "reference: " + (pf or "no atomic line"),
@@ -189,4 +191,4 @@ def client(ev, c):
             c.hint = HINTS["atomic_mr"] if P.who == "student" and \
                 ev.atomics and mr_of(ev.srv_mrs, ev.atomics[0]["va"],
                                      ev.atomics[0]["rkey"], 8) \
-                else HINTS["rkey"]
+                else posted_hint(ev, (WR_FETCH_ADD, WR_CMP_SWP))

@@ -5,11 +5,12 @@ from ..evidence.peer import qpn_of, server_mrs
 from ..evidence.wire import (acked, rnr_naks, wire_atomics, wire_messages,
                              wire_reads)
 from ..codes import known
+from .causes import code_hint, wrong_opcode
 from ..hints import HINTS
 from ..lab import STEP_NAMES
 from ..text import num
-from ..verbs import (ACCESS_LOCAL_WRITE, QPS_INIT, QPS_RTR, QPS_RTS,
-                     QP_MAX_DEST_RD_ATOMIC, QP_MAX_QP_RD_ATOMIC)
+from ..verbs import (QPS_INIT, QPS_RTR, QPS_RTS, QP_MAX_DEST_RD_ATOMIC,
+                     QP_MAX_QP_RD_ATOMIC)
 
 
 # Each step of lab/steps.h has its judges in its own module of this
@@ -107,16 +108,6 @@ class Evidence:
         v = self.credits(QPS_RTS, QP_MAX_QP_RD_ATOMIC, "max_rd_atomic")
         return "RTS max_rd_atomic=0" if v == 0 else None
 
-    def remote_access(self, flag):
-        """What of the student server's MRs and QP lacks the access flag
-        (remote read or atomic): "MR", "QP" or None."""
-        if not any(m["access"] & flag for m in self.srv_mrs):
-            return "MR"
-        init = self.ok_init()
-        if init is not None and not num(init.get("access"), 0) & flag:
-            return "QP"
-        return None
-
     def wire_ops(self, src, kinds):
         return [x for x in (self.packets or []) if x["src"] == src and
                 x["op"] in kinds]
@@ -158,48 +149,6 @@ class Evidence:
                   "%d posted before it" % posted, HINTS["late_recv"])
 
 
-def blame_server_access(ev, c, flag, name, kind, what):
-    """A READ or atomic the server's device refused: its MRs or QP lack
-    FLAG (NAME, e.g. "IBV_ACCESS_REMOTE_READ (0x4)"), or its QP gives no
-    credits for WHAT ("READs").  Marks c with the cause and its hint
-    (HINTS[KIND_mr], [KIND_qp], ["rd_credits"]); False when none is."""
-    miss = ev.remote_access(flag)
-    cred = ev.no_credits()
-    if miss == "MR":
-        c.bad("an MR with " + name, "MR access: " +
-              ", ".join("0x%x" % m["access"] for m in ev.srv_mrs), None)
-        c.hint = HINTS[kind + "_mr"]
-    elif miss == "QP":
-        c.bad("qp_access_flags with " + name,
-              "qp_access_flags=%s" % ev.ok_init().get("access"), None)
-        c.hint = HINTS[kind + "_qp"]
-    elif cred:
-        c.bad("max_dest_rd_atomic >= 1 (%s the QP answers)" % what, cred,
-              None)
-        c.hint = HINTS["rd_credits"]
-    else:
-        return False
-    return True
-
-
-def local_protection_hint(ev, opcodes):
-    """A READ or atomic (a post of one of the opcodes) refused by the
-    client's own device, a local protection error: the cause is in
-    create_resources when the MR its SGE lies in lacks LOCAL_WRITE (the
-    device writes the result there), in the step's own SGE otherwise (an
-    lkey not that MR's, an address in no MR)."""
-    posts = ev.S.calls("ibv_post_send",
-                       lambda e: num(e.get("opcode")) in opcodes)
-    if posts:
-        a = num(posts[-1].get("laddr"), 0)
-        mine = [m for m in ev.mrs if num(m.get("addr"), 0) <= a <
-                num(m.get("addr"), 0) + num(m.get("len"), 0)]
-        if mine and not any(num(m.get("access"), 0) & ACCESS_LOCAL_WRITE
-                            for m in mine):
-            return HINTS["read_local"]
-    return HINTS["sge_lkey"]
-
-
 # The hint for a step that failed with a code (docs/protocol.md, "Failure
 # codes"), whatever the step.
 FAIL_HINTS = {
@@ -215,9 +164,14 @@ FAIL_HINTS = {
 known(*FAIL_HINTS)
 
 
-def fail_hint(S, step, side):
+def fail_hint(ev, S, step, side):
     """A hint for a step that printed no ok line, from its FAIL line's
     code."""
+    if S.failed(step, "WC_LOC_QP_OP_ERR"):
+        # Refused by the device for its opcode, or for its SGE.
+        other = wrong_opcode(ev, step, "IBV_WC_LOC_QP_OP_ERR")
+        if other:
+            return other
     if side == "client" and S.failed(step, "WC_REM_ACCESS_ERR"):
         return None  # rkey or address: the wire checks tell which
     # RTR resolves the peer's GID: a wrong one is never reached.
@@ -241,7 +195,7 @@ def judge_own_lines(ev, res):
                   HINTS["limit"] % S.limit)
         elif S.fails.get(s):
             c.bad("lab %s ok" % s, "lab %s FAIL: %s" % (s, S.fails[s]),
-                  fail_hint(S, s, side))
+                  fail_hint(ev, S, s, side))
         elif S.timed_out() and s == (stop or "teardown"):
             c.bad("lab %s ok" % s, "timed out in step %s" % s,
                   "the program hung in step %s" % s)
@@ -261,8 +215,9 @@ def judge_own_lines(ev, res):
 
 
 def fallback_hints(ev, res):
-    """Fallbacks: the peer stopped first, the program's own hint, then a
-    generic one."""
+    """Fallbacks: the peer stopped first, the cause the FAIL line's code
+    and the evidence name (causes.py), the program's own hint, then a
+    generic one for a FAIL line without a code."""
     S, P = ev.S, ev.P
     ps = P.stopped_at()
     for s in STEP_NAMES:
@@ -274,4 +229,4 @@ def fallback_hints(ev, res):
                 (P.fails.get(ps) or P.rc not in (0, None)):
             c.hint = HINTS["peer_quit"] % ps
         elif S.fails.get(s):
-            c.hint = S.hints.get(s) or HINTS["wc"]
+            c.hint = code_hint(ev, s) or S.hints.get(s) or HINTS["fail"]

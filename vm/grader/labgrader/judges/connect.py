@@ -22,10 +22,20 @@ def judge_connect(ev, c):
             if not num(e.get("is_global")):
                 c.bad("ah_attr.is_global=1 (GRH)", "is_global=0",
                       HINTS["grh"])
-            mtu = 128 << num(e.get("path_mtu"), 0)
+            # enum ibv_mtu: IBV_MTU_256 (1) .. IBV_MTU_4096 (5), 128 << it
+            # bytes; any other value is printed as it is, never shifted (a
+            # raw 1024 made a 300-digit number).
+            raw = num(e.get("path_mtu"), 0)
             lim = min(me["mtu"], peer["mtu"])
-            if mtu > lim:
-                c.bad("path_mtu <= %d" % lim, "path_mtu=%d" % mtu,
+            if not 1 <= raw <= 5:
+                want = lim.bit_length() - 8
+                c.bad("path_mtu=IBV_MTU_%d (%d), an enum ibv_mtu" %
+                      (lim, want), "path_mtu=%s, no enum ibv_mtu value%s" % (
+                          e.get("path_mtu"), " (bytes, not the enum?)"
+                          if raw in (256, 512, 1024, 2048, 4096) else ""),
+                      HINTS["mtu_enum"] % (lim, want))
+            elif 128 << raw > lim:
+                c.bad("path_mtu <= %d" % lim, "path_mtu=%d" % (128 << raw),
                       HINTS["mtu"])
             if pqpn is not None and num(e.get("dest_qpn")) != pqpn:
                 c.bad("dest_qpn=0x%06x" % pqpn, "dest_qpn=%s" %

@@ -3,6 +3,7 @@ evidence")."""
 from ..hints import HINTS
 from ..text import num
 from ..verbs import ACCESS_REMOTE_WRITE
+from .causes import exch_hint
 from .registry import judge
 
 
@@ -22,7 +23,9 @@ def judge_exchange(ev, c):
         if qpn is not None and num(got.get("remote_qpn")) != qpn:
             c.bad("remote_qpn=0x%06x (your QP)" % qpn,
                   "reference received remote_qpn=%s" %
-                  got.get("remote_qpn"), HINTS["exch_qpn"])
+                  got.get("remote_qpn"), exch_hint(
+                      "QPN", num(got.get("remote_qpn")), qpn,
+                      HINTS["exch_qpn"]))
         if side == "server":
             tgt = [m for m in mrs if num(m.get("access"), 0) &
                    ACCESS_REMOTE_WRITE] or mrs
@@ -33,11 +36,15 @@ def judge_exchange(ev, c):
                                for m in tgt):
                 c.bad("remote_addr=%s (your MR)" % tgt[0]["addr"],
                       "reference received remote_addr=%s" %
-                      got.get("remote_addr"), HINTS["exch_addr"])
+                      got.get("remote_addr"), exch_hint(
+                          "address", addr, num(tgt[0]["addr"]),
+                          HINTS["exch_addr"]))
             if tgt and rkey not in [num(m.get("rkey")) for m in tgt]:
                 c.bad("remote_rkey=%s" % tgt[0].get("rkey"),
                       "reference received remote_rkey=%s" %
-                      got.get("remote_rkey"), HINTS["exch_addr"])
+                      got.get("remote_rkey"), exch_hint(
+                          "rkey", rkey, num(tgt[0].get("rkey")),
+                          HINTS["exch_addr"]))
         idx = num(rtr[-1].get("sgid_idx")) if rtr else num(
             S.val("open_device", "gid_idx"))
         gid = me["gids"].get(idx, ("?", ""))[0]

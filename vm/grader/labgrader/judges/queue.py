@@ -4,16 +4,12 @@ held its slot, else to the step that posted."""
 from ..evidence.sendq import overflows, step_of
 from ..hints import HINTS
 from ..text import num
-
-# IBV_WR_* opcodes by name, for the evidence lines.
-WR_NAMES = ("RDMA_WRITE", "RDMA_WRITE_WITH_IMM", "SEND", "SEND_WITH_IMM",
-            "RDMA_READ", "ATOMIC_CMP_AND_SWP", "ATOMIC_FETCH_AND_ADD")
+from ..verbs import WR_NAMES
 
 
 def wr_name(post):
     op = num(post.get("opcode"), -1)
-    return "IBV_WR_" + WR_NAMES[op] if 0 <= op < len(WR_NAMES) else \
-        "opcode %d" % op
+    return WR_NAMES.get(op, "opcode %d" % op)
 
 
 def send_queue(ev, res):

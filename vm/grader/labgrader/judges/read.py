@@ -5,7 +5,8 @@ from ..evidence.peer import mr_of
 from ..evidence.wire import NAK_TEXT
 from ..hints import HINTS
 from ..verbs import ACCESS_REMOTE_READ, WC_RDMA_READ, WR_RDMA_READ
-from .common import blame_server_access, local_protection_hint
+from .access import blame_server_access, local_protection_hint
+from .causes import posted_hint, reth_hint
 from .registry import judge
 
 
@@ -73,9 +74,9 @@ def client(ev, c):
     good, want = good_reads(ev), wanted(ev)
     if S.ok("read") and wire and not good:
         r = reads[0] if reads else None
-        hint = HINTS["read_op"] if r is None else HINTS["rkey"] if \
-            r["nak"] == 0x62 or not mr_of(mrs, r["reth"][0],
-                                          r["reth"][1]) \
+        hint = HINTS["read_op"] if r is None else \
+            reth_hint(ev, *r["reth"][:2]) if r["nak"] == 0x62 or \
+            not mr_of(mrs, r["reth"][0], r["reth"][1]) \
             else HINTS["read_data"]
         c.bad(want, describe_reads(reads), hint)
     if S.ok("read") and not good_wcs(ev.tr, WC_RDMA_READ):
@@ -92,7 +93,7 @@ def client(ev, c):
                 P.who == "student" and good_mr(reads, mrs):
             c.hint = HINTS["peer_adv"].replace("WRITE", "READ")
         elif S.failed("read", "WC_REM_ACCESS_ERR"):
-            c.hint = HINTS["rkey"]
+            c.hint = posted_hint(ev, (WR_RDMA_READ,))
         elif S.failed("read", "WC_REM_INV_REQ_ERR"):
             c.hint = HINTS["rd_credits"]
         elif not S.fails.get("read") and c.hint is None and not reads:

@@ -1,8 +1,9 @@
 """The judge of step send_imm (docs/grading.md, "Scoring and evidence"):
 the message and its immediate, in network order."""
 from ..hints import HINTS
-from ..text import bswap32, num
-from ..verbs import OP_SEND, OP_SEND_IMM
+from ..text import num
+from ..verbs import OP_SEND, OP_SEND_IMM, WR_SEND_IMM
+from .causes import order_hint, posted_imm
 from .registry import judge
 
 
@@ -19,8 +20,7 @@ def server(ev, c):
         if got != imm:
             c.bad("imm=0x%08x" % imm, "imm=%s" % S.val("send_imm",
                                                       "imm"),
-                  HINTS["imm_ntohl"] if got == bswap32(imm)
-                  else HINTS["imm_flag"])
+                  order_hint("recv", got, imm) or HINTS["imm_flag"])
         if ev.wire and not ev.delivered("send_imm", ev.bmsg, imm):
             ev.no_wire(c, "a SEND with immediate 0x%08x" % imm,
                        "send_imm")
@@ -45,8 +45,8 @@ def client(ev, c):
         c.bad("immediate 0x%08x on the wire" % imm,
               "immediate 0x%08x on the wire (frame %d)" %
               (imms[0]["imm"], imms[0]["frame"]),
-              HINTS["imm_htonl"] if imms[0]["imm"] == bswap32(imm)
-              else HINTS["send_data"])
+              order_hint("send", imms[0]["imm"], imm) or
+              HINTS["send_data"])
     elif S.ok("send_imm") and wire and \
             not ev.delivered("send_imm", ev.bmsg, imm):
         ev.no_wire(c, "a SEND with immediate of the %d-byte message" %
@@ -59,9 +59,9 @@ def client(ev, c):
               imm, "reference: " + (pf or "imm=%s" % P.val(
                   "send_imm", "imm")),
               HINTS["opcode"] if P.failed("send_imm", "NO_IMM") else
-              HINTS["imm_htonl"] if pimm == bswap32(imm) else
-              HINTS["send_data"])
+              order_hint("send", pimm, imm) or HINTS["send_data"])
     if not S.ok("send_imm") and S.failed("send_imm", "IMM_ORDER"):
-        c.hint = HINTS["imm_htonl"]
+        c.hint = order_hint("send", posted_imm(ev, WR_SEND_IMM), imm) or \
+            HINTS["imm_htonl"]
     if not S.ok("send_imm") and S.failed("send_imm", "NO_WR"):
         c.hint = HINTS["opcode"]

@@ -4,7 +4,8 @@ from ..evidence.kernel import write_done_early
 from ..evidence.peer import write_received
 from ..hints import HINTS
 from ..text import num
-from ..verbs import ACCESS_REMOTE_WRITE, OP_WRITE
+from ..verbs import ACCESS_REMOTE_WRITE, OP_WRITE, WR_WRITE
+from .causes import order_hint, posted_hint, reth_hint
 from .registry import judge
 
 
@@ -66,7 +67,8 @@ def client(ev, c):
         c.bad("the WRITE's completion before lab_send_write_done()",
               "the write notice went out before the WRITE completed"
               if early else "no write notice to the peer in the "
-              "kernel's trace of your process", HINTS["early_notice"])
+              "kernel's trace of your process", HINTS["early_notice"]
+              if early else HINTS["no_notice"])
     if P.who == "ref" and S.ok("write") and not write_received(
             P.val("write", "received"), wmsg, ev.msg):
         c.bad("the reference received the %d-byte WRITE payload" %
@@ -78,10 +80,14 @@ def client(ev, c):
     first = [x for x in writes if x["reth"]]
     if first and pk is not None and first[0]["reth"][1] != pk:
         c.bad("RETH rkey=0x%x" % pk, "RETH rkey=0x%x (frame %d)" %
-              (first[0]["reth"][1], first[0]["frame"]), HINTS["rkey"])
+              (first[0]["reth"][1], first[0]["frame"]),
+              order_hint("rkey", first[0]["reth"][1], pk) or
+              reth_hint(ev, *first[0]["reth"][:2]))
     if first and pa is not None and first[0]["reth"][0] != pa:
         c.bad("RETH va=0x%x" % pa, "RETH va=0x%x (frame %d)" %
-              (first[0]["reth"][0], first[0]["frame"]), HINTS["rkey"])
+              (first[0]["reth"][0], first[0]["frame"]),
+              order_hint("addr", first[0]["reth"][0], pa) or
+              reth_hint(ev, *first[0]["reth"][:2]))
     refused = S.failed("write", "WC_REM_ACCESS_ERR")
     adv = (num(S.val("exchange", "remote_addr")),
            num(S.val("exchange", "remote_rkey")))
@@ -89,7 +95,7 @@ def client(ev, c):
             first[0]["reth"][:2] == adv:
         c.hint = HINTS["peer_adv"]
     elif refused and c.hint is None:
-        c.hint = HINTS["rkey"]
+        c.hint = posted_hint(ev, (WR_WRITE,))
     if wire and S.ok("write") and not writes:
         c.bad("RDMA WRITE packets from you", "none", HINTS["opcode"])
     elif wire and S.ok("write") and not delivered("write", bwmsg):

@@ -3,8 +3,9 @@ evidence")."""
 from ..evidence.kernel import good_wcs
 from ..evidence.peer import mr_of
 from ..hints import HINTS
-from ..text import bswap32, num
-from ..verbs import WC_RECV_RDMA_WITH_IMM
+from ..text import num
+from ..verbs import WC_RECV_RDMA_WITH_IMM, WR_WRITE_IMM
+from .causes import order_hint, posted_imm
 from .registry import judge
 
 
@@ -41,8 +42,7 @@ def server(ev, c):
                   HINTS["wimm_wait"] if early else HINTS["write_data"])
         if got != imm:
             c.bad("imm=0x%08x" % imm, "imm=%s" % S.val("write_imm", "imm"),
-                  HINTS["imm_ntohl"] if got == bswap32(imm)
-                  else HINTS["wimm_wait"])
+                  order_hint("recv", got, imm) or HINTS["wimm_wait"])
         # The message and the immediate were received before (send,
         # send_imm): only the completion shows that this step got them.
         mine = [e for e in wcs if num(e.get("byte_len")) == len(msg) and
@@ -79,8 +79,8 @@ def client(ev, c):
                    "none"), HINTS["wimm_opcode"])
         elif m["imm"] != imm:
             c.bad(want, "immediate 0x%08x on the wire" % m["imm"],
-                  HINTS["imm_htonl"] if m["imm"] == bswap32(imm)
-                  else HINTS["wimm_opcode"])
+                  order_hint("send", m["imm"], imm) or
+                  HINTS["wimm_opcode"])
         elif not m["reth"] or not mr_of(ev.srv_mrs, m["reth"][0],
                                         m["reth"][1]):
             c.bad(want, "RETH va=0x%x rkey=0x%x: not the server's MR" %
@@ -96,9 +96,9 @@ def client(ev, c):
         c.bad("the reference received the message with imm=0x%08x" %
               imm, "reference: " + (P.fails.get("write_imm") or
                                     "imm=%s" % P.val("write_imm", "imm")),
-              HINTS["imm_htonl"] if pimm == bswap32(imm)
-              else HINTS["wimm_opcode"])
+              order_hint("send", pimm, imm) or HINTS["wimm_opcode"])
     if not S.ok("write_imm") and S.failed("write_imm", "IMM_ORDER"):
-        c.hint = HINTS["imm_htonl"]
+        c.hint = order_hint("send", posted_imm(ev, WR_WRITE_IMM), imm) or \
+            HINTS["imm_htonl"]
     elif not S.ok("write_imm") and S.failed("write_imm", "NO_WR"):
         c.hint = HINTS["wimm_opcode"]
