@@ -13,7 +13,7 @@ WORKDIR /opt/rdma-lab
 # The packages (vm/deps: their one list) and the guests' kernel and
 # initramfs (vm/prepare, in /root/.cache/rdma-lab), in a layer that only
 # these files change.  apt's lists go: nothing after this consults apt.
-COPY vm/deps vm/prepare vm/guest-init vm/
+COPY vm/arch vm/deps vm/prepare vm/guest-init vm/
 RUN vm/deps && vm/prepare >/dev/null && vm/deps --check && \
 	apt-get clean && rm -rf /var/lib/apt/lists/*
 COPY . .
