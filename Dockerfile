@@ -5,9 +5,12 @@
 #   docker run --rm -v "$PWD/lab:/sub" IMAGE vm/grade --lab /sub
 # The guests mount the container's own root over 9p, as they mount the
 # host's on a Linux host; they run under emulation (TCG) unless /dev/kvm
-# is passed in (--device /dev/kvm).  Nothing here needs a privilege or the
+# is passed in (--device /dev/kvm).  The guests are of the image's
+# architecture: arm64 on Apple silicon (make image ARCH=arm64 elsewhere).  Nothing here needs a privilege or the
 # network once built.
-FROM debian:bookworm-slim
+# BASE: another architecture's (vm/platforms/image --arch).
+ARG BASE=debian:bookworm-slim
+FROM $BASE
 ENV DEBIAN_FRONTEND=noninteractive LANG=C.UTF-8
 WORKDIR /opt/rdma-lab
 # The packages (vm/deps: their one list) and the guests' kernel and

@@ -245,6 +245,8 @@ $(TOOLS)/scaffold/%.sh: lab/%.sh
 #   make image       the lab's container image, rdma-lab (Dockerfile;
 #                    podman or docker): then
 #                    docker run --rm rdma-lab make demo
+#                    ARCH=arm64: the arm64 image on another host,
+#                    rdma-lab:arm64
 # only: instructor
 #   make gradescope  out/gradescope.zip: the autograder to upload
 #   make test-platforms  tests/run platforms: the image, the platforms'
@@ -255,7 +257,7 @@ $(TOOLS)/scaffold/%.sh: lab/%.sh
 # ---------------------------------------------------------------------------
 .PHONY: image
 image:
-	vm/platforms/image
+	vm/platforms/image $(if $(ARCH),--arch $(ARCH))
 # only: instructor
 .PHONY: gradescope test-platforms test-arm64
 gradescope:

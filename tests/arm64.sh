@@ -52,6 +52,7 @@ fi
 
 # --- the runner: uname, rxe, the wire -------------------------------------
 log=$t_tmp/uname.log
+flock "$lock" true # wait for other users, outside the measured time
 start=$SECONDS
 if vm_run "$log" --server 'uname -m; ibv_devices' --client 'uname -m; ibv_devices' &&
 	expect_in "$log" '^\[server\] aarch64$' &&
@@ -64,6 +65,7 @@ else
 fi
 
 log=$t_tmp/pingpong.log
+flock "$lock" true # wait for other users, outside the measured time
 start=$SECONDS
 if vm_run "$log" --pcap "$t_tmp/pp.pcap" \
 	--server 'ibv_rc_pingpong -d $LAB_DEV -g $LAB_GID_IDX -n 50' \
@@ -86,6 +88,7 @@ fi
 
 # --- make demo, make grade ----------------------------------------------------
 log=$t_tmp/demo.log
+flock "$lock" true # wait for other users, outside the measured time
 start=$SECONDS
 if flock "$lock" make -s demo >"$log" 2>&1 &&
 	expect_in "$log" '^\[server\] lab teardown ok' &&
@@ -105,14 +108,16 @@ cp solution/main.c "$tree/lab/main.c"
 max2=$(python3 -S vm/grader/grader.py steps --graded |
 	awk '$3 == 2 { n += $2 } END { if (n) print n }')
 log=$t_tmp/grade.log
-flock "$lock" true # wait for other users, outside the measured time
-start=$SECONDS
 rc=0
 make -s -C "$tree" grade GRADE_ARGS="--out $t_tmp/g" >"$log" 2>&1 || rc=$?
+# Its own grading time, without a wait for the guest slots.
+secs=$(sed -n 's/^(graded in \([0-9]*\) s.*/\1/p' "$log")
+waited=$(sed -n 's/^grade: the guests are free after \([0-9]*\) s$/\1/p' "$log")
+two=${max2:+, Part two: $max2/$max2}
 if [ "$rc" = 0 ] && grep -q '^Score: 20/20' "$log" &&
 	{ [ -z "$max2" ] || grep -q "^Part two: $max2/$max2\$" "$log"; }; then
-	ok "make grade of the reference in arm64 guests: Score: 20/20${max2:+," \
-		"Part two: $max2/$max2} in $((SECONDS - start)) s"
+	ok "make grade of the reference in arm64 guests: Score: 20/20$two" \
+		"in $((${secs:-0} - ${waited:-0})) s"
 else
 	fail "make grade of the reference in arm64 guests (status $rc)" "$log"
 fi
