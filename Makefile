@@ -24,6 +24,9 @@ ifneq ($(GUEST_CC),)
 CC := $(GUEST_CC)
 endif
 $(shell mkdir -p out && { [ "$$(cat out/arch 2>/dev/null)" = $(GUEST_ARCH) ] || echo $(GUEST_ARCH) >out/arch; })
+# A handout's prebuilt reference (make dist): vm/grader/reference/, or its
+# folder of the guests' architecture where make dist built one.
+REFERENCE := $(firstword $(wildcard vm/grader/reference/$(GUEST_ARCH)) vm/grader/reference)
 
 .PHONY: all clean
 all: lab/rdma-lab
@@ -224,7 +227,7 @@ $(TOOLS)/scaffold/standins.o: $(STANDINS_FROM) $(LAB_HEADERS) \
 	$(if $(STANDINS_FROM),$(CC) $(LAB_CFLAGS) -ffunction-sections -Ilab \
 		-c -o $@.$$$$.tmp.o $(STANDINS_FROM) && CC='$(CC)' sh \
 		lab/check-main.sh $(STANDINS_FROM) $@.$$$$.tmp.o $(LAB_OBJS), \
-		cp vm/grader/reference/standins.o $@.$$$$.tmp.o) && \
+		cp $(REFERENCE)/standins.o $@.$$$$.tmp.o) && \
 		mv $@.$$$$.tmp.o $@
 $(TOOLS)/scaffold/%.h: lab/%.h
 	@mkdir -p $(@D)
