@@ -5,15 +5,18 @@
 #   docker run --rm -v "$PWD/lab:/sub" IMAGE vm/grade --lab /sub
 # The guests mount the container's own root over 9p, as they mount the
 # host's on a Linux host; they run under emulation (TCG) unless /dev/kvm
-# is passed in (--device /dev/kvm).  Nothing here needs a privilege or the
+# is passed in (--device /dev/kvm).  The guests are of the image's
+# architecture: arm64 on Apple silicon (make image ARCH=arm64 elsewhere).  Nothing here needs a privilege or the
 # network once built.
-FROM debian:bookworm-slim
+# BASE: another architecture's (vm/platforms/image --arch).
+ARG BASE=debian:bookworm-slim
+FROM $BASE
 ENV DEBIAN_FRONTEND=noninteractive LANG=C.UTF-8
 WORKDIR /opt/rdma-lab
 # The packages (vm/deps: their one list) and the guests' kernel and
 # initramfs (vm/prepare, in /root/.cache/rdma-lab), in a layer that only
 # these files change.  apt's lists go: nothing after this consults apt.
-COPY vm/deps vm/prepare vm/guest-init vm/
+COPY vm/arch vm/deps vm/prepare vm/guest-init vm/
 RUN vm/deps && vm/prepare >/dev/null && vm/deps --check && \
 	apt-get clean && rm -rf /var/lib/apt/lists/*
 COPY . .

@@ -12,6 +12,21 @@
 # ---------------------------------------------------------------------------
 CC ?= cc
 include lab/flags.mk
+# The guests' architecture (LAB_ARCH, vm/arch): the programs are built
+# for it, cross-compiled when it is not this host's.  out/arch names the
+# one they were built for last: another one rebuilds them.
+GUEST_ARCH := $(shell vm/arch name)
+ifeq ($(GUEST_ARCH),)
+$(error LAB_ARCH: no such guest architecture)
+endif
+GUEST_CC := $(shell vm/arch cc)
+ifneq ($(GUEST_CC),)
+CC := $(GUEST_CC)
+endif
+$(shell mkdir -p out && { [ "$$(cat out/arch 2>/dev/null)" = $(GUEST_ARCH) ] || echo $(GUEST_ARCH) >out/arch; })
+# A handout's prebuilt reference (make dist): vm/grader/reference/, or its
+# folder of the guests' architecture where make dist built one.
+REFERENCE := $(firstword $(wildcard vm/grader/reference/$(GUEST_ARCH)) vm/grader/reference)
 
 .PHONY: all clean
 all: lab/rdma-lab
@@ -33,11 +48,11 @@ $(CC) $(LAB_CFLAGS) -o $(2) $(2).o $(LAB_OBJS) $(LAB_LDLIBS)
 endef
 
 # only: instructor
-solution/rdma-lab: solution/main.c $(LAB_OBJS) $(LAB_HEADERS) lab/check-main.sh
+solution/rdma-lab: solution/main.c $(LAB_OBJS) $(LAB_HEADERS) lab/check-main.sh out/arch
 	$(call lab_build,solution/main.c,$@)
 
 # end only
-lab/rdma-lab: lab/main.c $(LAB_OBJS) $(LAB_HEADERS) lab/check-main.sh
+lab/rdma-lab: lab/main.c $(LAB_OBJS) $(LAB_HEADERS) lab/check-main.sh out/arch
 	$(call lab_build,lab/main.c,$@)
 
 # only: instructor
@@ -185,19 +200,19 @@ GRADER_TOOLS := $(TOOLS)/libtrace.so $(TOOLS)/probes $(TOOLS)/skew \
 	$(TOOLS)/scaffold/standins.o
 .PHONY: grader-tools
 grader-tools: $(GRADER_TOOLS)
-$(TOOLS)/libtrace.so: vm/grader/tracer.c
+$(TOOLS)/libtrace.so: vm/grader/tracer.c out/arch
 	@mkdir -p $(@D)
 	$(CC) $(TOOLS_CFLAGS) -shared -fPIC -o $@.$$$$.tmp $< -ldl && mv $@.$$$$.tmp $@
-$(TOOLS)/probes: vm/grader/probes.c
+$(TOOLS)/probes: vm/grader/probes.c out/arch
 	@mkdir -p $(@D)
 	$(CC) $(TOOLS_CFLAGS) -o $@.$$$$.tmp $< -libverbs && mv $@.$$$$.tmp $@
-$(TOOLS)/skew: vm/grader/skew.c
+$(TOOLS)/skew: vm/grader/skew.c out/arch
 	@mkdir -p $(@D)
 	$(CC) $(TOOLS_CFLAGS) -o $@.$$$$.tmp $< -libverbs && mv $@.$$$$.tmp $@
-$(TOOLS)/jail: vm/grader/jail.c
+$(TOOLS)/jail: vm/grader/jail.c out/arch
 	@mkdir -p $(@D)
 	$(CC) $(TOOLS_CFLAGS) -o $@.$$$$.tmp $< && mv $@.$$$$.tmp $@
-$(TOOLS)/scaffold/%.o: lab/%.c $(LAB_HEADERS)
+$(TOOLS)/scaffold/%.o: lab/%.c $(LAB_HEADERS) out/arch
 	@mkdir -p $(@D)
 	$(CC) $(LAB_CFLAGS) -Ilab -c -o $@.$$$$.tmp $< && mv $@.$$$$.tmp $@
 # The reference's steps, each in a section of its own, linked in place of
@@ -207,12 +222,12 @@ $(TOOLS)/scaffold/%.o: lab/%.c $(LAB_HEADERS)
 STANDINS_FROM := solution/main.c
 # end only
 $(TOOLS)/scaffold/standins.o: $(STANDINS_FROM) $(LAB_HEADERS) \
-		lab/check-main.sh $(LAB_OBJS)
+		lab/check-main.sh $(LAB_OBJS) out/arch
 	@mkdir -p $(@D)
 	$(if $(STANDINS_FROM),$(CC) $(LAB_CFLAGS) -ffunction-sections -Ilab \
 		-c -o $@.$$$$.tmp.o $(STANDINS_FROM) && CC='$(CC)' sh \
 		lab/check-main.sh $(STANDINS_FROM) $@.$$$$.tmp.o $(LAB_OBJS), \
-		cp vm/grader/reference/standins.o $@.$$$$.tmp.o) && \
+		cp $(REFERENCE)/standins.o $@.$$$$.tmp.o) && \
 		mv $@.$$$$.tmp.o $@
 $(TOOLS)/scaffold/%.h: lab/%.h
 	@mkdir -p $(@D)
@@ -233,17 +248,21 @@ $(TOOLS)/scaffold/%.sh: lab/%.sh
 #   make image       the lab's container image, rdma-lab (Dockerfile;
 #                    podman or docker): then
 #                    docker run --rm rdma-lab make demo
+#                    ARCH=arm64: the arm64 image on another host,
+#                    rdma-lab:arm64
 # only: instructor
 #   make gradescope  out/gradescope.zip: the autograder to upload
 #   make test-platforms  tests/run platforms: the image, the platforms'
 #                    contracts (make test runs it with LAB_TEST_PLATFORMS=1)
+#   make test-arm64  tests/run arm64: runner, demo and grade in arm64
+#                    guests (LAB_ARCH=arm64; under emulation on x86-64)
 # end only
 # ---------------------------------------------------------------------------
 .PHONY: image
 image:
-	vm/platforms/image
+	vm/platforms/image $(if $(ARCH),--arch $(ARCH))
 # only: instructor
-.PHONY: gradescope test-platforms
+.PHONY: gradescope test-platforms test-arm64
 gradescope:
 	vm/platforms/gradescope/mkzip out/gradescope.zip
 
@@ -251,6 +270,10 @@ test-platforms:
 	vm/deps --tests --platforms
 	$(MAKE) all
 	tests/run platforms
+
+test-arm64:
+	LAB_ARCH=arm64 vm/deps --tests
+	tests/run arm64
 # end only
 # ---------------------------------------------------------------------------
 # (end of platforms block)

@@ -32,6 +32,12 @@ src=$1
 obj=$2
 shift 2
 cc=${CC:-cc}
+# A cross compiler's objcopy has its prefix (aarch64-linux-gnu-gcc:
+# aarch64-linux-gnu-objcopy; make LAB_ARCH=arm64 on another host).
+case "$cc" in
+*-gcc) objcopy=${cc%gcc}objcopy ;;
+*) objcopy=objcopy ;;
+esac
 
 # refuse TEXT: the one line, and the build stops.
 refuse() {
@@ -153,5 +159,5 @@ why=$( (
 	}')
 [ -z "$why" ] || refuse "$why"
 
-objcopy -w --keep-global-symbol='step_*' "$obj" ||
+"$objcopy" -w --keep-global-symbol='step_*' "$obj" ||
 	refuse "objcopy could not make its symbols local"

@@ -143,6 +143,7 @@ def commands(text, funcs, found):
 # vm/guest-init is left out: it runs busybox from the initramfs.
 SCRIPTS = ["Makefile", ".ci/run", "tests/run", "tests/*.sh", "tests/unit/*.sh",
            "vm/run", "vm/demo", "vm/prepare", "vm/deps", "vm/grade",
+           "vm/arch",
            "vm/grade-all", "vm/wire-summary", "vm/guest-stage2",
            "vm/grader/batch", "vm/grader/guest-driver", "vm/grader/compile.sh",
            "vm/grader/settings.sh",

@@ -214,7 +214,8 @@ static int probe_all(void)
 		pthread_join(t, NULL);
 	probe_expect("pthread_create works", r ? -1 : 0, 0);
 	/* The loader and libibverbs' provider loading work: the provider
-	 * beside this program's libibverbs (a multiarch host has others). */
+	 * beside this program's libibverbs (a multiarch host has others,
+	 * the arm64 guests' cross builds). */
 	if (probe_provider_glob(&g) == 0) {
 		h = dlopen(g.gl_pathv[0], RTLD_NOW);
 		probe_expect("dlopen of the rxe provider", h ? 0 : -1, 0);
