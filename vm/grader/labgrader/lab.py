@@ -5,6 +5,9 @@ import os
 import re
 import sys
 
+from .verbs import (WR_CMP_SWP, WR_FETCH_ADD, WR_RDMA_READ, WR_SEND,
+                    WR_SEND_IMM, WR_WRITE, WR_WRITE_IMM)
+
 
 # vm/grader, where grader.py and its tools are; the lab two folders up.
 HERE = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -90,3 +93,9 @@ def cmd_steps(which):
         if STEP_SELECTIONS[which](part):
             print(s, pts, part)
     return 0
+
+
+# Each data step's work requests, as the client posts them (IBV_WR_*).
+STEP_WR = {"send": (WR_SEND,), "send_imm": (WR_SEND_IMM,),
+           "write": (WR_WRITE,), "write_imm": (WR_WRITE_IMM,),
+           "read": (WR_RDMA_READ,), "atomic": (WR_CMP_SWP, WR_FETCH_ADD)}

@@ -8,15 +8,12 @@ took it: rxe frees a slot when the request is acknowledged, so it took
 it or refused it (ENOMEM) by the timing of an ACK.  Judged this way, the
 verdict is the same on every run."""
 from .kernel import created
+from ..lab import STEP_WR
 from ..text import num
-from ..verbs import (SEND_SIGNALED, WR_CMP_SWP, WR_FETCH_ADD, WR_RDMA_READ,
-                     WR_SEND, WR_SEND_IMM, WR_WRITE, WR_WRITE_IMM)
+from ..verbs import SEND_SIGNALED
 
-# The step that posts each request (lab/steps.h's data steps).
-WR_STEP = {WR_WRITE: "write", WR_WRITE_IMM: "write_imm",
-           WR_SEND: "send", WR_SEND_IMM: "send_imm",
-           WR_RDMA_READ: "read", WR_CMP_SWP: "atomic",
-           WR_FETCH_ADD: "atomic"}
+# The step that posts each request (lab.py's STEP_WR, turned round).
+WR_STEP = {op: step for step, ops in STEP_WR.items() for op in ops}
 # A completion of the receive queue has an opcode from here on.
 WC_RECV = 128
 

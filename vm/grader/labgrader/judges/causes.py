@@ -10,12 +10,10 @@ import re
 from ..codes import CODES
 from ..evidence.kernel import leaks
 from ..hints import HINTS
+from ..lab import STEP_WR
 from ..text import conversion, num
 from ..verbs import SEND_SIGNALED, WR_NAMES
 
-# Each data step's work request, as the client posts it (IBV_WR_*).
-STEP_WR = {"send": (2,), "send_imm": (3,), "write": (0,), "write_imm": (1,),
-           "read": (4,), "atomic": (5, 6)}
 # A step's request that is not there, or not the step's (NO_WR).
 OPCODE_HINT = {"send": "opcode", "send_imm": "opcode", "write": "write_data",
                "write_imm": "wimm_opcode", "read": "read_op",
