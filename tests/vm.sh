@@ -58,27 +58,11 @@ else
 fi
 
 # --- the connection manager: rdma_cm in the guests ------------------------------
-# One boot: rping, then perftest over rdma_cm (-R). The client starts
-# perftest once the server guest says its own is listening (a file in the
-# shared /lab-out, written when the kernel lists perftest's cm_id in state
-# LISTEN: the rping server may take seconds to exit under load, and a
-# fixed second after perftest's start was once too short; the client's
-# first try was then rejected, and perftest 4.5 never recovered).
-# Each client tries again, a bounded number of times and each try
-# bounded, while its server is not listening yet: perftest 25.01's client
-# (Debian 13) crashed on the reject and its next try then hung for good.
+# One boot: rping, then perftest over rdma_cm (-R), in rounds that wait on
+# each other (tests/cm-guest.sh says why).
 log=$t_tmp/cm.log
-cm_retry='for i in 1 2 3 4 5 6 7 8 9 10; do timeout 20 "$@" && exit 0; sleep 1; done; exit 1'
-cm_wait='i=0; until [ -e /lab-out/lat-server ]; do i=$((i + 1)); [ $i -le 150 ] || exit 1; sleep 0.2; done'
-cm_listen='i=0; until rdma resource show cm_id | grep -q "state LISTEN.*ib_send_lat"; do i=$((i + 1)); [ $i -le 100 ] || exit 1; sleep 0.1; done'
-lat='ib_send_lat -d $LAB_DEV -x $LAB_GID_IDX -R -s 16 -n 100'
-vm_run "$log" --pcap "$t_tmp/cm.pcap" --timeout 180 \
-	--server "test -c /dev/infiniband/rdma_cm && echo cm-device-ok;
-		rping -s -a \$LAB_SERVER_IP -v -C 5 && { $lat & lp=\$!;
-		sh -c '$cm_listen'; : >/lab-out/lat-server; wait \$lp; }" \
-	--client "sleep 2; sh -c '$cm_retry' - rping -c -a \$LAB_SERVER_IP -v -C 5 &&
-		sh -c '$cm_wait' &&
-		sh -c '$cm_retry' - $lat \$LAB_SERVER_IP"
+vm_run "$log" --pcap "$t_tmp/cm.pcap" --timeout 240 \
+	--server "tests/cm-guest.sh server" --client "tests/cm-guest.sh client"
 cm_rc=$?
 if expect_in "$log" '^\[server\] cm-device-ok$'; then
 	ok "rdma_ucm loaded: /dev/infiniband/rdma_cm exists in the guest"
