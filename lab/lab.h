@@ -286,6 +286,15 @@ int lab_recv_atomic_done(struct lab_ctx *ctx);
  */
 void lab_ref_delay(void);
 
+/*
+ * What the grader's reference client swaps into the server's word: a
+ * random value of its own per run (LAB_REF_SWAP=random, set by the grader
+ * alone), so that a student's server reports it only if it read the word
+ * after the swap landed; the value is nowhere else in its reach.
+ * LAB_ATOMIC_SWAP for everyone else.
+ */
+uint64_t lab_ref_swap(void);
+
 /* ---------------------------------------------------------------------
  * Work requests and completions.
  */

@@ -835,6 +835,23 @@ void lab_ref_delay(void)
 		usleep(1000 * (strtoul(ms, NULL, 10) % 10000));
 }
 
+/* The reference client's swap value (lab.h): drawn once per process. */
+uint64_t lab_ref_swap(void)
+{
+	static uint64_t swap;
+	static int drawn;
+	const char *how = getenv("LAB_REF_SWAP");
+
+	if (!how || strcmp(how, "random"))
+		return LAB_ATOMIC_SWAP;
+	/* getrandom(2) blocks until the kernel's pool is ready, and then
+	 * does not fail for 8 bytes. */
+	if (!drawn && getrandom(&swap, sizeof(swap), 0) != sizeof(swap))
+		swap = LAB_ATOMIC_SWAP;
+	drawn = 1;
+	return swap;
+}
+
 /* ---------------------------------------------------------------------
  * Work requests and completions.
  */

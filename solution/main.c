@@ -707,7 +707,7 @@ int step_atomic(struct lab_ctx *ctx)
 			.wr.atomic.compare_add =
 				i ? ctx->atomic_orig[0] + LAB_ATOMIC_ADD
 				  : LAB_ATOMIC_ADD,
-			.wr.atomic.swap = LAB_ATOMIC_SWAP,
+			.wr.atomic.swap = lab_ref_swap(),
 			.wr.atomic.rkey = ctx->remote.rkey,
 		};
 		struct ibv_wc wc;

@@ -222,12 +222,21 @@ int main(void)
 	expect_fail_only("atomic_client_wrong_results_one_line", report_atomic,
 			 &ctx, "the atomics returned", "ATOMIC_ORIG");
 
-	/* atomic, server: the word was not swapped. */
+	/* atomic, server: the word was not swapped, or read before the
+	 * atomics. */
 	client(&ctx, "atomic");
 	ctx.opt.host = NULL;
+	ctx.atomic_start = 5;
 	ctx.atomic_final = 6;
 	expect_fail_only("atomic_server_not_swapped_one_line", report_atomic,
-			 &ctx, "not LAB_ATOMIC_SWAP", "ATOMIC_FINAL");
+			 &ctx, "the start + LAB_ATOMIC_ADD", "ATOMIC_FINAL");
+	client(&ctx, "atomic");
+	ctx.opt.host = NULL;
+	ctx.atomic_start = 5;
+	ctx.atomic_final = 5;
+	expect_fail_only("atomic_server_read_early_one_line", report_atomic,
+			 &ctx,
+			 "0x0000000000000005, the start:", "ATOMIC_FINAL");
 
 	/* -i 2: ibv_query_port fails with EINVAL, and a hint says why. */
 	client(&ctx, "open_device");

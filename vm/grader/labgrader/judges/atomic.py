@@ -42,6 +42,21 @@ def atomic_target(ev):
     return None, None
 
 
+def client_swap(ev):
+    """The swap value the client was to use: LAB_ATOMIC_SWAP for a
+    student's client; the reference client's own random one (lab_ref_swap
+    in lab/lab.h), from the kernel's trace of its post, else from the
+    wire; None where neither holds it."""
+    if ev.cli.who != "ref":
+        return ATOMIC_SWAP
+    for e in ev.cli.calls("ibv_post_send", lambda e:
+                          num(e.get("opcode")) == WR_CMP_SWP):
+        if e.get("swap") is not None:
+            return num(e["swap"])
+    cs = [a for a in ev.atomics if a["kind"] == "cmp_swap"]
+    return cs[0]["swap_add"] if cs else None
+
+
 def atomics_ok(ev, addr, start):
     """FETCH_ADD then CMP_SWAP on the word at addr, in an MR of the server
     with its rkey, each acknowledged with the value the word held; a
@@ -67,11 +82,12 @@ def atomics_ok(ev, addr, start):
         start = fa[0]["orig"]
     if start is None:
         return "an ATOMIC ACKNOWLEDGE for the FETCH_ADD", None
+    swap = client_swap(ev)
     if fa[0]["swap_add"] != ATOMIC_ADD or \
-            cs[0]["swap_add"] != ATOMIC_SWAP or \
+            cs[0]["swap_add"] != swap or \
             cs[0]["compare"] != (start + ATOMIC_ADD) & U64:
         return "add=0x%x, then compare=start+0x%x swap=0x%016x" % (
-            ATOMIC_ADD, ATOMIC_ADD, ATOMIC_SWAP), HINTS["atomic_ops"]
+            ATOMIC_ADD, ATOMIC_ADD, swap or 0), HINTS["atomic_ops"]
     if fa[0]["orig"] != start or cs[0]["orig"] != (start + ATOMIC_ADD) & U64:
         return "original values 0x%016x, then 0x%016x" % (
             start, (start + ATOMIC_ADD) & U64), None
@@ -120,6 +136,15 @@ def server(ev, c):
                       "0x%x+%d access=0x%x" % (m["addr"], m["len"],
                                                m["access"])
                       for m in ev.srv_mrs)), HINTS["atomic_mr"])
+        # The reference client swapped in a random value of its own:
+        # a server that reports it read the word after the swap, and no
+        # line it prints can stand in for that read.
+        swap = client_swap(ev) if P.who == "ref" else None
+        final = num(S.val("atomic", "final"))
+        if P.ok("atomic") and swap is not None and final != swap:
+            c.bad("the word read after lab_recv_atomic_done(): 0x%016x, "
+                  "the reference client's swap (random each run)" % swap,
+                  "final=0x%016x" % (final or 0), HINTS["atomic_final"])
     client_ok = P.ok("atomic") or P.who == "student"
     before, cause = c.hint, False
     if S.reached("atomic") and (not S.ok("atomic") or not P.ok("atomic")):
@@ -152,7 +177,7 @@ def server(ev, c):
 def client(ev, c):
     """FETCH_ADD then CMP_SWAP on the server's aligned word, answered
     with the values it held, both completions taken before the atomic
-    notice; the reference's word ends as LAB_ATOMIC_SWAP."""
+    notice; the reference's word ends as what the client swapped in."""
     S, P = ev.S, ev.P
     want, wrong, misaligned = outcome(ev)
     pf = P.fails.get("atomic") or ""
