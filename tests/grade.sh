@@ -59,15 +59,10 @@ for f in vm/grader/mistakes/*.sed tests/grade/hostile/*.sed; do
 done
 # Determinism: the same code is graded 3 times (the reference as such, as
 # the tarball below and once more after a lost result, each race mistake
-# under three names).  A race's two copies are graded in a batch of their
-# own with --no-rounds: what must not change is the verdict of the run
-# in which the race happens, which is the race's first round in the
-# batch (the rounds after it replay the reference's step).
-copies=$t_tmp/copies
-mkdir -p "$copies"
+# under three names).
 for name in $races; do
-	cp "$subs/$name.c" "$copies/$name-2.c"
-	cp "$subs/$name.c" "$copies/$name-3.c"
+	cp "$subs/$name.c" "$subs/$name-2.c"
+	cp "$subs/$name.c" "$subs/$name-3.c"
 done
 # A folder and a tarball, as students hand them in.
 mkdir -p "$t_tmp/tree/lab" && cp solution/main.c "$t_tmp/tree/lab/main.c"
@@ -118,15 +113,12 @@ expect_full reference alt ext tarball
 expect_skeleton
 expect_mistakes --graded "$rep/reference/log.txt"
 
-# scores DIR: the score of every step of DIR/result.json, on one line;
-# its first round's, when it had rounds.
+# scores NAME: the score of every step, on one line.
 scores() {
-	local f=$1/result.json
-	[ ! -e "$1/round-1/result.json" ] || f=$1/round-1/result.json
 	python3 -c 'import json,sys
 r = json.load(open(sys.argv[1]))
 print(" ".join("%s=%s" % (k, v["score"]) for k, v in r["steps"].items()))' \
-		"$f" 2>/dev/null
+		"$out/students/$1/result.json" 2>/dev/null
 }
 # same3 NAME A B C: A, B and C (each a line of scores) are the same.
 same3() {
@@ -136,20 +128,9 @@ same3() {
 		fail "$1 graded 3 times: '$2' / '$3' / '$4'"
 	fi
 }
-start=$SECONDS
-vm/grade-all -j 2 --no-rounds --out "$copies.graded" "$copies" \
-	>"$t_tmp/copies.log" 2>&1
-rc=$?
-if [ "$rc" = 0 ] && ! grep -q "round 2" "$t_tmp/copies.log"; then
-	ok "grade-all --no-rounds: the races' copies, no round, in" \
-		"$((SECONDS - start)) s"
-else
-	fail "grade-all --no-rounds (status $rc)" "$t_tmp/copies.log"
-fi
 for name in $races; do
-	same3 "$name" "$(scores "$rep/$name")" \
-		"$(scores "$copies.graded/students/$name-2")" \
-		"$(scores "$copies.graded/students/$name-3")"
+	same3 "$name" "$(scores "$name")" "$(scores "$name-2")" \
+		"$(scores "$name-3")"
 done
 
 [ -z "${JUDGES_RECORD:-}" ] || expect_own_lines
@@ -170,7 +151,7 @@ fi
 # tshark, packet by packet and field by field, on every capture taken.
 # The captures are joined into one (mergecap -a keeps every packet, in
 # order): one tshark start where 171 cost a minute.
-caps=("$rep"/*/p*.pcap "$copies.graded"/students/*/p*.pcap)
+caps=("$rep"/*/p*.pcap)
 if mergecap -a -F pcap -w "$t_tmp/all.pcap" "${caps[@]}" 2>"$t_tmp/differ.txt" &&
 	tests/grade/packets-tshark.py "$t_tmp/all.pcap" >"$t_tmp/tshark.txt" \
 		2>>"$t_tmp/differ.txt" &&
