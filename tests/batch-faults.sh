@@ -20,7 +20,7 @@ trap 'cleanup_watch; rm -rf "$t_tmp"' EXIT
 
 # qemu_of OUT ROLE: the pid of that guest of the batch writing OUT.
 qemu_of() {
-	pgrep -f "lab\.role=$2 .*id=out,path=$1/run," | head -n 1
+	pgrep -f -- "-name lab-$2 .*id=out,path=$1/run," | head -n 1
 }
 # wait_file FILE SECONDS
 wait_file() {
