@@ -2,8 +2,9 @@
 # Gradescope's setup.sh: runs once, as root, when Gradescope builds the
 # autograder's image (Ubuntu 22.04 by default; tried here on Debian 12).
 # Unpacks the lab (rdma-lab.tar.gz, beside this file) in /autograder/rdma-lab,
-# installs its packages, fills the guest cache and builds the reference
-# and the grader's tools, so that run_autograder needs no network.
+# installs its packages, fills the guest cache (with the guests'
+# snapshots) and builds the reference and the grader's tools, so that
+# run_autograder needs no network.
 set -eu
 src=$(cd "$(dirname "$0")" && pwd)
 dest=/autograder/rdma-lab
@@ -17,4 +18,7 @@ vm/deps
 vm/prepare >/dev/null
 vm/deps --check
 make -s all grader-tools
+# The guests' warm-start snapshots (vm/snapshot), made once here rather
+# than in every grading's fresh container.
+vm/run --server true --client true >/dev/null
 echo "setup.sh: the lab is ready in $dest"
