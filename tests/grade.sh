@@ -148,7 +148,8 @@ else
 fi
 
 # The grader reads captures with its own parser: it must agree with
-# tshark, packet by packet and field by field, on every capture taken.
+# tshark, packet by packet and field by field, on every capture taken,
+# and write the students' packet lists as vm/wire-summary does.
 # The captures are joined into one (mergecap -a keeps every packet, in
 # order): one tshark start where 171 cost a minute.
 caps=("$rep"/*/p*.pcap)
@@ -158,9 +159,15 @@ if mergecap -a -F pcap -w "$t_tmp/all.pcap" "${caps[@]}" 2>"$t_tmp/differ.txt" &
 	python3 vm/grader/grader.py packets "$t_tmp/all.pcap" \
 		>"$t_tmp/grader.txt" 2>>"$t_tmp/differ.txt" &&
 	diff "$t_tmp/tshark.txt" "$t_tmp/grader.txt" >>"$t_tmp/differ.txt" &&
+	vm/wire-summary "$t_tmp/all.pcap" >"$t_tmp/summary-tshark.txt" \
+		2>>"$t_tmp/differ.txt" &&
+	python3 vm/grader/grader.py summary "$t_tmp/all.pcap" \
+		>"$t_tmp/summary.txt" 2>>"$t_tmp/differ.txt" &&
+	diff "$t_tmp/summary-tshark.txt" "$t_tmp/summary.txt" \
+		>>"$t_tmp/differ.txt" &&
 	n_pk=$(wc -l <"$t_tmp/grader.txt") && [ "$n_pk" -gt 100 ]; then
 	ok "the grader's pcap parser agrees with tshark on ${#caps[@]}" \
-		"captures ($n_pk packets)"
+		"captures ($n_pk packets), its summary with vm/wire-summary's"
 else
 	fail "the grader's pcap parser and tshark differ (or too few" \
 		"packets)" "$t_tmp/differ.txt"

@@ -24,6 +24,8 @@
   grader.py progress OUT TOTAL PID...  a progress line until the PIDs end
   grader.py leaks TRACE                objects a traced run never released
   grader.py packets PCAP               the RoCEv2 packets the grader sees
+  grader.py summary PCAP               vm/wire-summary's lines, without
+                                       tshark (the students' reports)
   grader.py slice RESDIR RUNDIR        RESDIR/pN.pcap: pairing N's packets,
                                        cut from the guest's one capture
   grader.py steps [--graded|--later|--parts]  lab/steps.h: NAME POINTS
@@ -48,7 +50,7 @@ import sys
 sys.dont_write_bytecode = True
 from labgrader.course import cmd_merge, cmd_progress
 from labgrader.evidence.kernel import cmd_leaks
-from labgrader.evidence.wire import cmd_slice, parse_pcap
+from labgrader.evidence.wire import cmd_slice, parse_pcap, summary
 from labgrader.lab import POINTS, cmd_steps
 from labgrader.platforms import KINDS, cmd_platform, cmd_results
 from labgrader.reports import cmd_report, cmd_show
@@ -65,6 +67,7 @@ ARGS = {"payloads": (1, None), "unpack": (2, 2), "names": (1, 1),
         "clean": (0, 0), "analyze": (3, 3), "show": (1, None),
         "results": (2, None), "report": (1, 1), "merge": (2, None),
         "progress": (2, None), "leaks": (1, 1), "packets": (1, 1),
+        "summary": (1, 1),
         "slice": (2, 2), "steps": (0, 1), "next-round": (1, 1),
         "merge-rounds": (1, 1), "platform": (4, None)}
 
@@ -176,6 +179,9 @@ def run(cmd, args):
         return cmd_steps(args[0] if args else None)
     if cmd == "leaks":
         return cmd_leaks(args[0])
+    if cmd == "summary":
+        print("\n".join(summary(args[0])))
+        return 0
     for x in parse_pcap(args[0]) or []:  # packets
         print(" ".join("-" if v is None else str(v) for v in (
             x["frame"], x["src"], x["dst"], x["op"], x["qp"], x["psn"],

@@ -1,25 +1,19 @@
 """One student: every pairing, both sides, judged into result.json."""
 import json
 import os
-import subprocess
 
 from .evidence.peer import Side, parse_facts
-from .evidence.wire import parse_pcap
+from .evidence.wire import parse_pcap, summary
 from .hints import CAUSE_OF_HINT, HINTS
 from .judges import judge_side
-from .lab import (GRADED, HERE, PAIRINGS, PAIR_TITLE, PART, PART_LINE,
+from .lab import (GRADED, PAIRINGS, PAIR_TITLE, PART, PART_LINE,
                   STEP_NAMES)
 from .reports import part_totals
 from .text import read
 
 
 def pcap_summary(path, limit=12):
-    try:
-        r = subprocess.run([os.path.join(HERE, "..", "wire-summary"), path],
-                           capture_output=True, text=True, timeout=30)
-        lines = r.stdout.splitlines()
-    except (OSError, subprocess.SubprocessError):
-        return []
+    lines = summary(path)
     if len(lines) > limit + 1:
         lines = lines[:limit + 1] + ["  ... %d more" % (len(lines) -
                                                          limit - 1)]
