@@ -39,11 +39,22 @@ fi
 
 log=$t_tmp/perftest.log
 perf='-d $LAB_DEV -x $LAB_GID_IDX'
-if vm_run "$log" --pcap "$t_tmp/perf.pcap" \
-	--server "ib_send_lat $perf -s 16 -n 100 && ib_write_bw $perf -n 50" \
-	--client "sleep 2; ib_send_lat $perf -s 16 -n 100 \$LAB_SERVER_IP &&
-		sleep 2; ib_write_bw $perf -n 50 \$LAB_SERVER_IP" &&
-	expect_in "$log" '^\[client\] +16 +100 ' &&
+# perftest times its report with the TSC, sampled against the clock: a
+# guest descheduled by a busy host during that sampling gets "r^2 < 0.9,
+# Can't produce a report" (seen once in a quiet run here) after all its
+# traffic.  That cause only gets a second run.
+for try in 1 2; do
+	vm_run "$log" --pcap "$t_tmp/perf.pcap" \
+		--server "ib_send_lat $perf -s 16 -n 100 && ib_write_bw $perf -n 50" \
+		--client "sleep 2; ib_send_lat $perf -s 16 -n 100 \$LAB_SERVER_IP &&
+			sleep 2; ib_write_bw $perf -n 50 \$LAB_SERVER_IP" &&
+		break
+	if [ "$try" = 2 ] || ! grep -q "Can't produce a report" "$log"; then
+		break
+	fi
+	echo "perftest: no report (its TSC sampling), run again"
+done
+if expect_in "$log" '^\[client\] +16 +100 ' &&
 	expect_in "$log" '^\[client\] +65536 +50 '; then
 	ok "perftest ib_send_lat and ib_write_bw"
 else
@@ -161,7 +172,7 @@ fi
 
 log=$t_tmp/hang.log
 # Timed inside the lock: waiting for other users is not the run's time.
-flock "${TMPDIR:-/tmp}/rdma-lab-vm.lock" bash -c 'start=$SECONDS
+flock "$t_lock" bash -c 'start=$SECONDS
 	vm/run "$@" >"$0" 2>&1
 	rc=$?
 	echo $((SECONDS - start)) >"$0.secs"
@@ -237,7 +248,7 @@ shell_test() {
 		grep -qx 1 "$t_tmp/pane0" && grep -qx 1 "$t_tmp/pane1" &&
 		! tmux has-session -t "$session" 2>/dev/null
 }
-if flock "${TMPDIR:-/tmp}/rdma-lab-vm.lock" bash -c "$(declare -f shell_test); t_tmp=$t_tmp shell_test"; then
+if flock "$t_lock" bash -c "$(declare -f shell_test); t_tmp=$t_tmp shell_test"; then
 	ok "vm/run --shell: a console in each guest, rxe0 there, clean exit"
 else
 	cat "$t_tmp"/pane* >"$t_tmp/panes" 2>/dev/null
@@ -277,7 +288,8 @@ run_lab() {
 		cd "$dir/lab" || return 1
 		export HOME=$dir XDG_CACHE_HOME=$dir/cache
 	fi
-	"${as[@]}" vm/run --pcap "$dir/w.pcap" --server solution/rdma-lab \
+	"${as[@]}" vm/run --out "$dir/run" --pcap "$dir/w.pcap" \
+		--server solution/rdma-lab \
 		--client "solution/rdma-lab -m run-$1 \$LAB_SERVER_IP" \
 		>"$t_tmp/$1.log" 2>&1
 	echo $? >"$t_tmp/$1.rc"
@@ -289,14 +301,16 @@ run_lab() {
 	done
 	# While every pair is up, note the wire ports of all guests: they must
 	# all differ (on this kernel, clashing ports only sometimes cross).
+	# Only these runs' guests (their run folders are in $t_tmp): other
+	# groups' guests may be up too.
 	for _ in $(seq 150); do
-		pgrep -a qemu-system | grep -o 'localaddr=127.0.0.1:[0-9]*' |
-			sort >"$t_tmp/ports"
+		pgrep -a qemu-system | grep -F "$t_tmp/" |
+			grep -o 'localaddr=127.0.0.1:[0-9]*' | sort >"$t_tmp/ports"
 		[ "$(wc -l <"$t_tmp/ports")" -lt "$guests" ] || break
 		sleep 0.2
 	done
 	wait
-) 9>"${TMPDIR:-/tmp}/rdma-lab-vm.lock"
+) 9>"$t_lock"
 if [ "$(sort -u "$t_tmp/ports" | wc -l)" -ge "$guests" ]; then
 	ok "runs at once: $guests guests up together, each on its own" \
 		"wire port"
@@ -340,7 +354,7 @@ if [ "$(id -u)" = 0 ]; then
 	offline="ip link set lo up && $offline"
 fi
 log=$t_tmp/offline.log
-if flock "${TMPDIR:-/tmp}/rdma-lab-vm.lock" env PATH="$offline_path" \
+if flock "$t_lock" env PATH="$offline_path" \
 	"${wrap[@]}" bash -c "$offline" "$t_tmp/offline" >"$log" 2>&1 &&
 	expect_in "$log" '^\[server\] lab teardown ok' &&
 	expect_in "$log" '^\[client\] lab teardown ok' &&
@@ -429,7 +443,7 @@ else
 fi
 # The retry path: the same empty cache, fetched anew from apt.
 log=$t_tmp/refetch.log
-if XDG_CACHE_HOME=$cache flock "${TMPDIR:-/tmp}/rdma-lab-vm.lock" \
+if XDG_CACHE_HOME=$cache flock "$t_lock" \
 	vm/run --server true --client true >"$log" 2>&1; then
 	ok "run again: an empty kernel cache is fetched and the run works"
 else
