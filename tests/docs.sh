@@ -77,7 +77,7 @@ check "make images reproduces the committed images/ byte for byte" images_same
 # One fresh run of the current reference program, with its capture.
 fresh=$t_tmp/fresh
 if make -s all >"$t_tmp/make.log" 2>&1 &&
-	flock /tmp/rdma-lab-vm.lock vm/run --out "$fresh" --pcap "$fresh/wire.pcap" \
+	flock "$t_lock" vm/run --out "$fresh" --pcap "$fresh/wire.pcap" \
 		--timeout 90 --server solution/rdma-lab \
 		--client "solution/rdma-lab \$LAB_SERVER_IP" >"$t_tmp/run.log" 2>&1; then
 	ok "fresh run of solution/rdma-lab in the guests"

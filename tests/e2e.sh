@@ -202,7 +202,7 @@ fi
 # them (vm/lines): the printed order follows the stamps, and a line that
 # caused another across the wire comes first.
 log=$t_tmp/args.log
-if flock "${TMPDIR:-/tmp}/rdma-lab-vm.lock" \
+if flock "$t_lock" \
 	make -s demo ARGS="-m 'hello world' -w 'two  spaces'" >"$log" 2>&1 &&
 	grep -q '^lab send ok received="hello world" ' out/demo/server.log &&
 	grep -q '^lab send ok sent="hello world" ' out/demo/client.log &&

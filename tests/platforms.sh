@@ -18,15 +18,15 @@
 # actionlint, the step table's command) and the Slurm recipe of
 # docs/grading.md on a one-node Slurm started here.
 # Builds (the base with mmdebstrap, the images) need Debian's mirror; the
-# runs need nothing.  Each run that boots guests holds the host's
-# /tmp/rdma-lab-vm.lock (a container's /tmp is its own).
+# runs need nothing.  Each run that boots guests holds the tests' lock
+# (tests/lib.sh's t_lock; a container's /tmp is its own).
 # In tests/run's default list (about 10 minutes of work on a 2-core
 # machine, more when others hold the guests); alone: tests/run platforms
 # or make test-platforms; LAB_TEST_PLATFORMS=0 make test leaves it out.
 set -u
 # shellcheck source=tests/lib.sh
 . "$(dirname "$0")/lib.sh"
-lock=${TMPDIR:-/tmp}/rdma-lab-vm.lock
+lock=$t_lock
 ctr=vm/platforms/container
 image=${LAB_IMAGE:-rdma-lab}
 gs_image=$image-gradescope-test
