@@ -50,7 +50,8 @@ import sys
 sys.dont_write_bytecode = True
 from labgrader.course import cmd_merge, cmd_progress
 from labgrader.evidence.kernel import cmd_leaks
-from labgrader.evidence.wire import cmd_slice, parse_pcap, summary
+from labgrader.evidence.listing import summary
+from labgrader.evidence.wire import cmd_slice, parse_pcap
 from labgrader.lab import POINTS, cmd_steps
 from labgrader.platforms import KINDS, cmd_platform, cmd_results
 from labgrader.reports import cmd_report, cmd_show

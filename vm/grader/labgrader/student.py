@@ -3,7 +3,8 @@ import json
 import os
 
 from .evidence.peer import Side, parse_facts
-from .evidence.wire import parse_pcap, summary
+from .evidence.listing import summary
+from .evidence.wire import parse_pcap
 from .hints import CAUSE_OF_HINT, HINTS
 from .judges import judge_side
 from .lab import (GRADED, PAIRINGS, PAIR_TITLE, PART, PART_LINE,
