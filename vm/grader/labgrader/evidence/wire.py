@@ -76,46 +76,54 @@ def roce_frames(data):
         yield n, src, dst, ip, udp, udp[8:ulen]
 
 
+def packet(n, src, dst, b):
+    """One RoCEv2 packet (frame number, addresses, BTH to the ICRC's end,
+    at least the BTH's 12 bytes) as a dict: src, dst, op, qp, psn,
+    ack_req, reth, imm, aeth and msn, atomic (an atomic request's
+    swap/add and compare data), orig (an ATOMIC ACKNOWLEDGE's original
+    value), and the payload (data, len).  A header cut short is left
+    out (None)."""
+    op = b[0]
+    x = {"frame": n, "src": src, "dst": dst, "op": op,
+         "qp": int.from_bytes(b[5:8], "big"),
+         "psn": int.from_bytes(b[9:12], "big"), "ack_req": b[8] >> 7,
+         "reth": None, "imm": None, "aeth": None, "msn": None,
+         "atomic": None, "orig": None}
+    h = 12
+    if op in (6, 10, 11, OP_READ_REQ) and len(b) >= h + 16:
+        va, rkey, ln = struct.unpack(">QII", b[h:h + 16])
+        x["reth"] = (va, rkey, ln)
+        h += 16
+    if op in (OP_CMP_SWAP, OP_FETCH_ADD) and len(b) >= h + 28:
+        # AtomicETH: VA, rkey, swap (or add) data, compare data.
+        va, rkey, swap, cmp = struct.unpack(">QIQQ", b[h:h + 28])
+        x["reth"], x["atomic"] = (va, rkey, None), (swap, cmp)
+        h += 28
+    if op in (3, 5, 9, 11) and len(b) >= h + 4:
+        x["imm"] = struct.unpack(">I", b[h:h + 4])[0]
+        h += 4
+    if op in (13, 15, 16, 17, 18) and len(b) >= h + 4:
+        x["aeth"] = b[h]
+        x["msn"] = int.from_bytes(b[h + 1:h + 4], "big")
+        h += 4
+    if op == OP_ATOMIC_ACK and len(b) >= h + 8:
+        x["orig"] = struct.unpack(">Q", b[h:h + 8])[0]
+        h += 8
+    end = max(h, len(b) - ((b[1] >> 4) & 3) - 4)
+    x["len"], x["data"] = end - h, b[h:end]
+    return x
+
+
 def parse_pcap(path):
-    """RoCEv2 packets with a right ICRC: dicts with src, dst, op, qp, psn,
-    reth, imm, aeth, atomic (an atomic request's swap/add and compare
-    data) and orig (an ATOMIC ACKNOWLEDGE's original value)."""
-    pk = []
+    """The RoCEv2 packets (packet()) of a pcap file whose ICRC is right;
+    None when it cannot be read."""
     try:
         data = open(path, "rb").read()
     except OSError:
         return None
-    for n, src, dst, ip, udp, b in roce_frames(data):
-        if len(b) < 16 or not icrc_ok(ip, udp, b):
-            continue
-        op = b[0]
-        x = {"frame": n, "src": src, "dst": dst, "op": op,
-             "qp": int.from_bytes(b[5:8], "big"),
-             "psn": int.from_bytes(b[9:12], "big"), "reth": None,
-             "imm": None, "aeth": None, "atomic": None, "orig": None}
-        h = 12
-        if op in (6, 10, 11, OP_READ_REQ) and len(b) >= h + 16:
-            va, rkey, ln = struct.unpack(">QII", b[h:h + 16])
-            x["reth"] = (va, rkey, ln)
-            h += 16
-        if op in (OP_CMP_SWAP, OP_FETCH_ADD) and len(b) >= h + 28:
-            # AtomicETH: VA, rkey, swap (or add) data, compare data.
-            va, rkey, swap, cmp = struct.unpack(">QIQQ", b[h:h + 28])
-            x["reth"], x["atomic"] = (va, rkey, None), (swap, cmp)
-            h += 28
-        if op in (3, 5, 9, 11):
-            x["imm"] = struct.unpack(">I", b[h:h + 4])[0]
-            h += 4
-        if op in (13, 15, 16, 17, 18):
-            x["aeth"] = b[h]
-            h += 4
-        if op == OP_ATOMIC_ACK and len(b) >= h + 8:
-            x["orig"] = struct.unpack(">Q", b[h:h + 8])[0]
-            h += 8
-        end = max(h, len(b) - ((b[1] >> 4) & 3) - 4)
-        x["len"], x["data"] = end - h, b[h:end]
-        pk.append(x)
-    return pk
+    return [packet(n, src, dst, b)
+            for n, src, dst, ip, udp, b in roce_frames(data)
+            if len(b) >= 16 and icrc_ok(ip, udp, b)]
 
 
 def cmd_slice(resdir, rundir):
