@@ -26,7 +26,6 @@
 set -u
 # shellcheck source=tests/lib.sh
 . "$(dirname "$0")/lib.sh"
-lock=$t_lock
 ctr=vm/platforms/container
 image=${LAB_IMAGE:-rdma-lab}
 gs_image=$image-gradescope-test
@@ -40,7 +39,7 @@ pl_limits=(--network none --memory 2g --cpus 0.9)
 t_secs=0
 timed() {
 	local rc=0 t0
-	flock "$lock" true
+	flock "$t_lock" true
 	t0=$SECONDS
 	"$@" || rc=$?
 	t_secs=$((SECONDS - t0))
@@ -51,7 +50,7 @@ timed() {
 in_image() {
 	local log=$1
 	shift
-	flock "$lock" vm/platforms/container run --rm "$@" >"$log" 2>&1
+	flock "$t_lock" vm/platforms/container run --rm "$@" >"$log" 2>&1
 }
 
 # schema KIND FILE: FILE holds KIND's documented fields, of their types.
