@@ -7,6 +7,10 @@
                                        names that collide (grade-all)
   grader.py clean                      stdin without terminal controls
   grader.py analyze RESDIR RUNDIR DEST  judge one student: DEST/result.json
+  grader.py collect RESDIR RUNDIR DEST  stdin cleaned into DEST/log.txt,
+                                       then slice, RESDIR's pN.pcap copied
+                                       to DEST, analyze, and show into
+                                       DEST/report.txt: in one process
   grader.py next-round STUDENT         the steps to stand in for in its
                                        next round (STUDENT/round-K/), or
                                        nothing: every step judged
@@ -48,24 +52,12 @@ import sys
 # No __pycache__ beside the package: the guests see this folder
 # read-only, and a handout's tree stays as it was unpacked.
 sys.dont_write_bytecode = True
-from labgrader.course import cmd_merge, cmd_progress
-from labgrader.evidence.kernel import cmd_leaks
-from labgrader.evidence.listing import summary
-from labgrader.evidence.wire import cmd_slice, parse_pcap
-from labgrader.lab import POINTS, cmd_steps
-from labgrader.platforms import KINDS, cmd_platform, cmd_results
-from labgrader.reports import cmd_report, cmd_show
-from labgrader.rounds import cmd_merge_rounds, cmd_next_round
-from labgrader.student import cmd_analyze
-from labgrader.submissions import (cmd_clean, cmd_names, cmd_payloads,
-                                   cmd_unpack)
 from labgrader.text import safe
-from labgrader.unpack import MEMORY_MAX
 
 
 # Each command's arguments: at least, at most (None: any number more).
 ARGS = {"payloads": (1, None), "unpack": (2, 2), "names": (1, 1),
-        "clean": (0, 0), "analyze": (3, 3), "show": (1, None),
+        "clean": (0, 0), "analyze": (3, 3), "collect": (3, 3), "show": (1, None),
         "results": (2, None), "report": (1, 1), "merge": (2, None),
         "progress": (2, None), "leaks": (1, 1), "packets": (1, 1),
         "summary": (1, 1),
@@ -110,6 +102,11 @@ def main(argv):
         print("grader.py %s: no result file %s" % (cmd, safe(args[0])),
               file=sys.stderr)
         return 2
+    return guarded(cmd, args)
+
+
+def guarded(cmd, args):
+    """run(cmd, args), its expected failures one line and status 2."""
     # The commands that read results and write reports: a file that is
     # missing, unreadable or not JSON is one line, not a traceback.  For
     # every command, a file it cannot read or write (a DEST it may not
@@ -132,6 +129,8 @@ def main(argv):
 def platform_args(args):
     """KIND DEST SECONDS, then RESULT [STEP...] or --env-error|--refused
     and one TEXT."""
+    from labgrader.lab import POINTS
+    from labgrader.platforms import KINDS
     if args[0] not in KINDS or not re.fullmatch(r"\d+", args[2]):
         return False
     if args[3] in ("--env-error", "--refused"):
@@ -139,55 +138,118 @@ def platform_args(args):
     return all(a in POINTS for a in args[4:])
 
 
+def collect(resdir, rundir, dest):
+    """One collected student in one process (a start of this program
+    costs a tenth of a second of CPU, and the batch collects every
+    student of every round): each part as its own command would run it,
+    and a part that fails does not stop the next."""
+    import contextlib
+    import shutil
+    import traceback
+    from labgrader.lab import PAIRINGS
+
+    def part(out, cmd, *args):
+        try:
+            with open(os.path.join(dest, out), "w") if out else \
+                    contextlib.nullcontext(sys.stdout) as f, \
+                    contextlib.redirect_stdout(f):
+                main(["grader.py", cmd, *args])
+        except OSError as e:  # DEST's file
+            print("grader.py collect: %s: %s" % (
+                safe(str(e.filename)), safe(e.strerror or str(e))),
+                file=sys.stderr)
+        except Exception:  # a bug: its traceback, then the next part
+            traceback.print_exc()
+    part("log.txt", "clean")
+    part(None, "slice", resdir, rundir)
+    for p in PAIRINGS:
+        src = os.path.join(resdir, p + ".pcap")
+        if os.path.exists(src):
+            try:
+                shutil.copyfile(src, os.path.join(dest, p + ".pcap"))
+            except OSError as e:
+                print("grader.py collect: %s: %s" % (
+                    safe(str(e.filename)), safe(e.strerror or str(e))),
+                    file=sys.stderr)
+    part(None, "analyze", resdir, rundir, dest)
+    part("report.txt", "show", os.path.join(dest, "result.json"))
+    return 0
+
+
+# Each command imports what it needs: most starts run one command.
 def run(cmd, args):
-    bad = [a for a in args if a in POINTS] if cmd in ("show",
-                                                      "results") else []
+    if cmd in ("show", "results"):
+        from labgrader.lab import POINTS
+        bad = [a for a in args if a in POINTS]
     if cmd == "payloads":
+        from labgrader.submissions import cmd_payloads
         for a in args:
             cmd_payloads(a)
         return 0
     if cmd == "unpack":
+        from labgrader.submissions import cmd_unpack
+        from labgrader.unpack import MEMORY_MAX
         # A backstop under the caps of read_submission: whatever a
         # library does with a hostile archive, this process stays small.
         resource.setrlimit(resource.RLIMIT_AS, (MEMORY_MAX, MEMORY_MAX))
         return cmd_unpack(args[0], args[1])
     if cmd == "names":
+        from labgrader.submissions import cmd_names
         return cmd_names(args[0])
     if cmd == "clean":
+        from labgrader.submissions import cmd_clean
         return cmd_clean()
     if cmd == "analyze":
+        from labgrader.student import cmd_analyze
         return cmd_analyze(args[0], args[1], args[2])
+    if cmd == "collect":
+        return collect(args[0], args[1], args[2])
     if cmd == "next-round":
+        from labgrader.rounds import cmd_next_round
         return cmd_next_round(args[0])
     if cmd == "merge-rounds":
+        from labgrader.rounds import cmd_merge_rounds
         return cmd_merge_rounds(args[0])
     if cmd == "show":
+        from labgrader.reports import cmd_show
         return cmd_show(args[0], bad or None)
     if cmd == "results":
+        from labgrader.platforms import cmd_results
         return cmd_results(args[0], args[1], [a for a in args[2:]] or None)
     if cmd == "report":
+        from labgrader.reports import cmd_report
         return cmd_report(args[0])
     if cmd == "platform":
+        from labgrader.platforms import cmd_platform
         return cmd_platform(args[0], args[1], int(args[2]), args[3],
                             args[4:])
     if cmd == "merge":
+        from labgrader.course import cmd_merge
         return cmd_merge(args[0], args[1:])
     if cmd == "progress":
+        from labgrader.course import cmd_progress
         return cmd_progress(args[0], int(args[1]), [int(a) for a in args[2:]])
     if cmd == "slice":
+        from labgrader.evidence.wire import cmd_slice
         return cmd_slice(args[0], args[1])
     if cmd == "steps":
+        from labgrader.lab import cmd_steps
         return cmd_steps(args[0] if args else None)
     if cmd == "leaks":
+        from labgrader.evidence.kernel import cmd_leaks
         return cmd_leaks(args[0])
     if cmd == "summary":
+        from labgrader.evidence.listing import summary
         print("\n".join(summary(args[0])))
         return 0
+    from labgrader.evidence.wire import parse_pcap
     for x in parse_pcap(args[0]) or []:  # packets
         print(" ".join("-" if v is None else str(v) for v in (
             x["frame"], x["src"], x["dst"], x["op"], x["qp"], x["psn"],
             *(x["reth"] or (None,) * 3), x["imm"], x["aeth"],
             *(x["atomic"] or (None,) * 2), x["orig"])))
     return 0
+
+
 if __name__ == "__main__":
     sys.exit(main(sys.argv))
