@@ -67,10 +67,12 @@ build: $(LAB_OBJS)
 # no solution/ at all, so "make" never regenerates on its own.
 # A lab/main.c that is already the one generated keeps its time, so that
 # lab/rdma-lab is not built again (make test builds while it runs).
+# A temporary file of its own: test groups run make lab at once.
 lab:
-	awk -f solution/mkskeleton.awk solution/main.c > lab/main.c.tmp
-	if cmp -s lab/main.c.tmp lab/main.c; then rm lab/main.c.tmp; \
-	else mv lab/main.c.tmp lab/main.c; fi
+	t=lab/main.c.tmp.$$$$; \
+	awk -f solution/mkskeleton.awk solution/main.c >"$$t" && \
+	if cmp -s "$$t" lab/main.c; then rm "$$t"; \
+	else mv "$$t" lab/main.c; fi
 
 unit: all
 	bash tests/unit/run.sh
@@ -81,7 +83,7 @@ format:
 # end only
 
 clean:
-	rm -f lab/rdma-lab lab/rdma-lab.o lab/main.c.tmp
+	rm -f lab/rdma-lab lab/rdma-lab.o lab/main.c.tmp*
 # only: instructor
 	rm -f solution/rdma-lab solution/rdma-lab.o
 	rm -rf tests/bin
