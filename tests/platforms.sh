@@ -116,7 +116,11 @@ want() {
 # them (on a fresh Debian 12 they took about half of make test's 41 s
 # of packages, which every group waited for).
 t0=$SECONDS
-if vm/deps --platforms >"$t_tmp/deps.log" 2>&1; then
+# At a low priority, for the CPU and the disk: the guests of the groups
+# beside it are make test's longest path.
+low=(nice -n 10)
+! command -v ionice >/dev/null || low+=(ionice -c 3)
+if "${low[@]}" vm/deps --platforms >"$t_tmp/deps.log" 2>&1; then
 	echo "note: vm/deps --platforms in $((SECONDS - t0)) s"
 else
 	echo "note: vm/deps --platforms: $(tail -n 1 "$t_tmp/deps.log" |
