@@ -40,18 +40,6 @@ HEARTBEAT_S=2
 # between its last sign of life and the start of its wait, and the
 # watching loop's own POLL_S steps.
 IDLE_SLACK_S=2
-# A student's program silent for SPIN_AFTER_S or more that kept the CPU
-# busy meanwhile (over half of it: a loop that calls nothing, an empty
-# CQ polled without end) runs a tenth of the time until its next sign
-# of life: its cgroup is frozen for SPIN_FROZEN_POLLS polls of each
-# SPIN_FROZEN_POLLS + 1.  Under TCG each second a guest spins costs the
-# host a second of CPU that the other guests need: a batch's three
-# spinning seeds spun about 90 s (each side up to the idle limit).  A
-# program that waits for its peer sleeps and is never frozen; one that
-# polls its CQ silently for 2 s waits for a peer already late, and may
-# see its completion up to 0.9 s later still.
-SPIN_AFTER_S=2
-SPIN_FROZEN_POLLS=9
 # The reference waits this much longer for its peer than a student's
 # program does: a wait the reference gives up on must never cost the
 # student points (the student's side fails first, and is judged so).
