@@ -333,8 +333,17 @@ static int report_read(struct lab_ctx *ctx)
 	struct ibv_qp_attr a;
 
 	if (!ctx->opt.host) {
-		/* The device serves the READ; the server only allowed it. */
-		if (lab_query_qp(ctx, &a, IBV_QPS_RTS))
+		/*
+		 * The device serves the READ; the server only allowed it.
+		 * RTS at the barrier is RTS: the client's WRITE with
+		 * immediate follows its READ with no barrier, and one the
+		 * QP refuses (a wrong rkey) may already have moved it to ERR,
+		 * which is write_imm's failure, not this step's.
+		 */
+		if (lab_query_qp(ctx, &a,
+				 ctx->barrier_qp_state == IBV_QPS_RTS
+					 ? -1
+					 : IBV_QPS_RTS))
 			return -1;
 		printf("lab read ok remote_read=%d max_dest_rd_atomic=%u\n",
 		       !!(a.qp_access_flags & IBV_ACCESS_REMOTE_READ),
