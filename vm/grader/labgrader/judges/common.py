@@ -199,14 +199,16 @@ def judge_own_lines(ev, res):
         elif S.timed_out() and s == (stop or "teardown"):
             c.bad("lab %s ok" % s, "timed out in step %s" % s,
                   "the program hung in step %s" % s)
+        elif S.note and s == (stop or "teardown"):
+            # The guest stopped it (a signal, not a crash): whether that
+            # or its silence came first is a matter of timing.
+            c.bad("lab %s ok" % s, "stopped in step %s after the peer "
+                  "failed" % s, None)
         elif S.rc is not None and S.rc >= 128 and S.rc not in (137,) \
                 and s == (stop or "teardown"):
             hint = HINTS["flood"] if S.rc == 153 else HINTS["crash"]
             c.bad("lab %s ok" % s, "killed by signal %d in step %s" %
                   (S.rc - 128, s), hint)
-        elif S.note and s == (stop or "teardown"):
-            c.bad("lab %s ok" % s, "stopped in step %s after the peer "
-                  "failed" % s, None)
         elif stop and STEP_NAMES.index(s) > STEP_NAMES.index(stop) \
                 and s != "teardown":
             c.bad(None, "not reached: stopped in step %s" % stop, None)
