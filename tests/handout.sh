@@ -159,15 +159,21 @@ else
 	fail "vm/grade STEP... (status $rc2)" "$log2"
 fi
 cat "$log" "$log2" >"$t_tmp/both"
-if [ "$(grep -c 'grading runs hold the guests' "$t_tmp/both")" = 2 ] &&
-	[ "${waited:-0}" -gt "$stall" ] &&
-	! grep -Eq 'no progress|ENVIRONMENT|stopped answering' "$t_tmp/both" &&
-	! pgrep -f "^flock 9\$|$t_tmp/g[23]" >"$t_tmp/left" 2>&1; then
+# why: each part of the check that failed, named.
+why=''
+n=$(grep -c 'grading runs hold the guests' "$t_tmp/both")
+[ "$n" = 2 ] || why="$why said-they-wait:$n"
+[ "${waited:-0}" -gt "$stall" ] || why="$why waited:${waited:-?}s"
+! grep -Eq 'no progress|ENVIRONMENT|stopped answering' "$t_tmp/both" ||
+	why="$why stall-or-env-error"
+if pgrep -af "^flock 9\$|$t_tmp/g[23]" >"$t_tmp/left" 2>&1; then
+	why="$why left:$(tr '\n' ',' <"$t_tmp/left")"
+fi
+if [ -z "$why" ]; then
 	ok "make grade twice at once, the guests busy for longer than the" \
 		"stall limit: both wait and say so, both score, nothing left"
 else
-	ps -ef >>"$t_tmp/both"
-	fail "make grade twice at once (waited ${waited:-?} s)" "$t_tmp/both"
+	fail "make grade twice at once:$why" "$t_tmp/both"
 fi
 
 # The handout's own make demo and make test, in the guests.
