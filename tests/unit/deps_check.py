@@ -65,6 +65,8 @@ def commands(text, funcs, found):
         text = re.sub(r"\$?\(\([^()]*(\([^()]*\)[^()]*)*\)\)", "0", text)
         text = re.sub(r"\$\{[^{}]*\}", "$X", text)
     text = strip_comments(text)
+    # coproc NAME { ...; }: NAME names the coprocess, it is no command.
+    text = re.sub(r"\bcoproc\s+[A-Za-z_]\w*\s*\{", "coproc {", text)
     lex = shlex.shlex(text, posix=True, punctuation_chars="();<>|&\n")
     lex.whitespace = " \t\r"
     lex.whitespace_split = True

@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Host-side logic of the rdma-lab grader (stdlib only).
 
-  grader.py payloads RESDIR...         fresh random payloads for p1..p3
+  grader.py payloads RESDIR...         fresh random payloads for p1..p3,
+                                       and their folders
   grader.py unpack SUBMISSION DEST     copy the main.c of a submission
   grader.py names SUBS                 each submission's folder, and
                                        names that collide (grade-all)

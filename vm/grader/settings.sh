@@ -1,8 +1,8 @@
 # What the host's batch (vm/grader/batch) and the guests' driver
 # (vm/grader/guest-driver) agree on, named once: the timings of a grading
 # run, each with the reason for its value, and the reader of the pairings
-# table (pairings.tsv, which the grader's Python reads too).  Sourced;
-# defines names only.  Seconds unless the name says otherwise.
+# table (pairings.tsv, which the grader's Python reads too), and nap.
+# Sourced; defines names only.  Seconds unless the name says otherwise.
 # shellcheck shell=bash
 # shellcheck disable=SC2034 # the names are for the scripts that source it
 
@@ -24,10 +24,16 @@ RUN_TIMEOUT_DEFAULT=12
 CC_TIMEOUT_DEFAULT=60
 
 # --- the guests (guest-driver) ---------------------------------------------
-# How often the loops that watch a run, or wait for a compile, look: ten
-# times a second, in builtins only (a fork costs a tenth of a second
+# How often the loops that wait for a compile, tcpdump or the port look:
+# ten times a second, in builtins only (a fork costs a tenth of a second
 # under TCG, which the programs being graded need).
 POLL_S=0.1
+# How often the loop that watches a run looks at the peer's status, the
+# capture and the program's signs of life, in builtins only.  The run's
+# end wakes it at once (run_prog), so these checks, whose bounds are
+# seconds, need no more: at ten times a second the loop cost a guest
+# pair about a fifth of the CPU of a correct submission's runs.
+RUN_POLL_S=0.25
 # How often wait_file looks for a marker file of the other guest: the
 # pairings are run in step, and each wait is on the critical path.
 FILE_POLL_S=0.05
@@ -38,17 +44,28 @@ HEARTBEAT_S=2
 # A student's program silent (no ibv_* call, no output) for longer than
 # its waits (-t PROG_TIMEOUT) has hung; this much more covers the time
 # between its last sign of life and the start of its wait, and the
-# watching loop's own POLL_S steps.
+# watching loop's own RUN_POLL_S steps.
 IDLE_SLACK_S=2
+# A student's program silent this long (no ibv_* call, no line, no
+# memory taken) is slowed to SLOW_CPU (cpu.max: 10 ms of CPU every 100
+# ms) until its next sign of life: under TCG a program that spins (a
+# loop, a CQ polled for nothing) takes all of its guest's CPU, and so a
+# core of the host's, until it is stopped as silent.  A program that
+# only waits for its peer (a poll, its buffer read in a loop) sees what
+# comes within one period and is at full speed again once it calls or
+# prints, or is being stopped; a silent run's stop comes when it did.
+SLOW_AFTER_S=3
+SLOW_CPU="10000 100000"
 # The reference waits this much longer for its peer than a student's
 # program does: a wait the reference gives up on must never cost the
 # student points (the student's side fails first, and is judged so).
 REF_WAIT_SLACK_S=2
 # Once the peer has failed (its exit status is not 0), a program still
-# running is stopped after this many polls (1 s at POLL_S): enough for
-# the last packets and lines of its failure to be written, short enough
-# that a program waiting for a dead peer does not run to RUN_TIMEOUT.
-PEER_GRACE_POLLS=10
+# running is stopped after this many polls (1 s at RUN_POLL_S): enough
+# for the last packets and lines of its failure to be written, short
+# enough that a program waiting for a dead peer does not run to
+# RUN_TIMEOUT.
+PEER_GRACE_POLLS=4
 # The reference client waits this long before its WRITE, its WRITE with
 # immediate and its atomics, so that a student server reading its buffer
 # without waiting for the client's notice is caught every time
@@ -103,6 +120,9 @@ BEAT_MAX_S=20
 # run: a submission takes seconds, so a fifth of a second is prompt and
 # costs the guests nothing.
 WATCH_S=0.2
+# Its stall and heartbeat checks (three program starts) come at every
+# this many looks (once a second): their bounds are tens of seconds.
+HEALTH_EVERY=5
 # How long a batch (and vm/grade) waits for the guests held by other
 # grading runs before it gives up with status 75 (GRADE_LOCK_WAIT
 # overrides it): a whole course's batch may hold them that long.
@@ -110,6 +130,14 @@ LOCK_WAIT_S=3600
 # The host-compile probe (can this host make the jail's namespaces?): a
 # start of the jail takes milliseconds; 10 s is a broken host.
 HOST_CC_PROBE_S=10
+
+# nap SECONDS: a sleep without a program start (a read that times out
+# on a pipe no one writes): the watching loops run often, and under TCG
+# each start of sleep(1) costs the CPU the programs being graded need.
+nap() {
+	[ -n "${nap_fd:-}" ] || exec {nap_fd}<> <(:)
+	read -rt "$1" -u "$nap_fd" || true
+}
 
 # read_pairings FILE: the pairings table (pairings.tsv) in the arrays
 # pair_names, pair_server and pair_client, in the order they run; "who"

@@ -21,6 +21,9 @@ def cmd_payloads(resdir):
     alnum = string.ascii_letters + string.digits
     os.makedirs(resdir, exist_ok=True)
     for p in PAIRINGS:
+        # Its pairing's folder too: made here, it costs no guest a
+        # program start.
+        os.makedirs(os.path.join(resdir, p), exist_ok=True)
         msg = "".join(rnd.choice(alnum) for _ in range(rnd.randint(
             1100, 2500)))
         wmsg = "".join(rnd.choice(alnum) for _ in range(rnd.randint(
