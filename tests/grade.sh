@@ -91,6 +91,28 @@ else
 	fail "unpack:$why" "$f/err"
 fi
 
+# A batch in two shards: --shard 1/2 (with -j 2: two guest pairs at
+# once) and --shard 2/2 (its submission compiled in the guests, as where
+# the host cannot make the jail's namespaces), then --merge (below): the
+# same grades as the unsharded batch gives the same submissions (ones
+# whose grade does not depend on timing, and that need no second round:
+# a round is a batch of its own, with its own boot, which the batch
+# tests).  Graded beside the batch, in slots of their own: after it,
+# they were a minute of this group's time.
+sh=$t_tmp/shards
+mkdir -p "$sh/subs"
+for s in alt reference skeleton; do
+	cp "$subs/$s.c" "$sh/subs/"
+done
+(
+	export GRADE_LOCK=$t_tmp/shards.lock
+	vm/grade-all -j 2 --shard 1/2 --out "$sh/out-1" "$sh/subs" ||
+		echo " shard-1:$?" >>"$sh/why"
+	GRADE_HOST_CC=0 vm/grade-all --shard 2/2 --out "$sh/out-2" \
+		"$sh/subs" || echo " shard-2:$?" >>"$sh/why"
+) >"$sh/log" 2>&1 &
+shards=$!
+
 start=$SECONDS
 vm/grade-all -j 2 --out "$out" "$subs" >"$t_tmp/batch.log" 2>&1
 rc=$?
@@ -194,23 +216,11 @@ else
 fi
 same3 reference "$first" "$(scores reference)" "$(scores tarball)"
 
-# --- a batch in two shards, one after the other, merged ------------------------
-# --shard 1/2 (with -j 2: two guest pairs at once) and --shard 2/2 (its
-# submission compiled in the guests, as where the host cannot make the
-# jail's namespaces), then --merge: the same grades as the unsharded batch
-# above gave the same submissions (ones whose grade does not depend on
-# timing, and that need no second round: a round is a batch of its own,
-# with its own boot, which the batch above tests).
-sh=$t_tmp/shards
-mkdir -p "$sh/subs"
-for s in alt reference skeleton; do
-	cp "$subs/$s.c" "$sh/subs/"
-done
-why=''
-vm/grade-all -j 2 --shard 1/2 --out "$sh/out-1" "$sh/subs" \
-	>"$sh/log" 2>&1 || why="$why shard-1:$?"
-GRADE_HOST_CC=0 vm/grade-all --shard 2/2 --out "$sh/out-2" "$sh/subs" \
-	>>"$sh/log" 2>&1 || why="$why shard-2:$?"
+# --- the batch in two shards, one after the other, merged ----------------------
+# Graded beside the batch (started before it, in a set of guest slots
+# of its own, GRADE_LOCK), compared after.
+wait "$shards" || true
+why=$(cat "$sh/why" 2>/dev/null)
 tab=$(printf '\t')
 grep -q "^reference${tab}src${tab}" "$sh/out-2/run/jobs.txt" ||
 	why="$why not-compiled-in-the-guests"
