@@ -170,18 +170,22 @@ static int report_exchange(struct lab_ctx *ctx)
 	return 0;
 }
 
+/*
+ * The state a step that began with a barrier must find: RTS, or any when
+ * the QP was in RTS at the barrier.  After it, a request of the peer's
+ * that the QP refuses (a wrong rkey) may already have moved it to ERR,
+ * which is that request's step's failure, not this one's.
+ */
+static int lab_want_rts(const struct lab_ctx *ctx)
+{
+	return ctx->barrier_qp_state == IBV_QPS_RTS ? -1 : IBV_QPS_RTS;
+}
+
 static int report_connect(struct lab_ctx *ctx)
 {
 	struct ibv_qp_attr a;
 
-	/*
-	 * RTS when the barrier began is RTS: after it, a request of the
-	 * peer's that the QP refuses (a wrong rkey) may already have moved
-	 * it to ERR.
-	 */
-	if (lab_query_qp(ctx, &a,
-			 ctx->barrier_qp_state == IBV_QPS_RTS ? -1
-							      : IBV_QPS_RTS))
+	if (lab_query_qp(ctx, &a, lab_want_rts(ctx)))
 		return -1;
 	if (a.dest_qp_num != ctx->remote.qpn)
 		return lab_fail_code(ctx, LAB_CODE_DEST_QPN,
@@ -335,15 +339,9 @@ static int report_read(struct lab_ctx *ctx)
 	if (!ctx->opt.host) {
 		/*
 		 * The device serves the READ; the server only allowed it.
-		 * RTS at the barrier is RTS: the client's WRITE with
-		 * immediate follows its READ with no barrier, and one the
-		 * QP refuses (a wrong rkey) may already have moved it to ERR,
-		 * which is write_imm's failure, not this step's.
+		 * The client's WRITE with immediate follows with no barrier.
 		 */
-		if (lab_query_qp(ctx, &a,
-				 ctx->barrier_qp_state == IBV_QPS_RTS
-					 ? -1
-					 : IBV_QPS_RTS))
+		if (lab_query_qp(ctx, &a, lab_want_rts(ctx)))
 			return -1;
 		printf("lab read ok remote_read=%d max_dest_rd_atomic=%u\n",
 		       !!(a.qp_access_flags & IBV_ACCESS_REMOTE_READ),
