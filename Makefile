@@ -41,25 +41,30 @@ all: solution/rdma-lab
 # and every symbol but the step_* functions made local.
 # $(call lab_build,MAIN.c,PROGRAM)
 LAB_OBJS := out/tools/scaffold/support.o out/tools/scaffold/driver.o
+# The names the scaffolding and the libraries define, which a main.c may
+# not: read once (lab/check-main.sh --known), not at every compile.
+LAB_KNOWN := out/tools/scaffold/known.tsv
 define lab_build
 $(CC) $(LAB_CFLAGS) -Ilab -c -o $(2).o $(1)
-CC='$(CC)' sh lab/check-main.sh $(1) $(2).o $(LAB_OBJS)
+CC='$(CC)' LAB_KNOWN=$(LAB_KNOWN) sh lab/check-main.sh $(1) $(2).o $(LAB_OBJS)
 $(CC) $(LAB_CFLAGS) -o $(2) $(2).o $(LAB_OBJS) $(LAB_LDLIBS)
 endef
 
 # only: instructor
-solution/rdma-lab: solution/main.c $(LAB_OBJS) $(LAB_HEADERS) lab/check-main.sh out/arch
+solution/rdma-lab: solution/main.c $(LAB_OBJS) $(LAB_KNOWN) $(LAB_HEADERS) \
+		lab/check-main.sh out/arch
 	$(call lab_build,solution/main.c,$@)
 
 # end only
-lab/rdma-lab: lab/main.c $(LAB_OBJS) $(LAB_HEADERS) lab/check-main.sh out/arch
+lab/rdma-lab: lab/main.c $(LAB_OBJS) $(LAB_KNOWN) $(LAB_HEADERS) \
+		lab/check-main.sh out/arch
 	$(call lab_build,lab/main.c,$@)
 
 # only: instructor
 # Any main.c built as a student's file is: make build MAIN=x/main.c
 # OUT=x/rdma-lab (the tests' deliberate variants of the reference).
 .PHONY: build lab unit format
-build: $(LAB_OBJS)
+build: $(LAB_OBJS) $(LAB_KNOWN)
 	@test -n "$(MAIN)" -a -n "$(OUT)" || { echo "usage: make build MAIN=FILE.c OUT=PROGRAM" >&2; exit 2; }
 	$(call lab_build,$(MAIN),$(OUT))
 
@@ -204,7 +209,7 @@ GRADER_TOOLS := $(TOOLS)/libtrace.so $(TOOLS)/probes $(TOOLS)/skew \
 	$(TOOLS)/jail $(TOOLS)/scaffold/support.o $(TOOLS)/scaffold/driver.o \
 	$(TOOLS)/scaffold/lab.h $(TOOLS)/scaffold/steps.h \
 	$(TOOLS)/scaffold/codes.h $(TOOLS)/scaffold/check-main.sh \
-	$(TOOLS)/scaffold/standins.o
+	$(TOOLS)/scaffold/standins.o $(LAB_KNOWN)
 .PHONY: grader-tools
 grader-tools: $(GRADER_TOOLS)
 $(TOOLS)/libtrace.so: vm/grader/tracer.c out/arch
@@ -222,6 +227,13 @@ $(TOOLS)/jail: vm/grader/jail.c out/arch
 $(TOOLS)/scaffold/%.o: lab/%.c $(LAB_HEADERS) out/arch
 	@mkdir -p $(@D)
 	$(CC) $(LAB_CFLAGS) -Ilab -c -o $@.$$$$.tmp $< && mv $@.$$$$.tmp $@
+# Made again when the C library or libibverbs is another (their files).
+$(LAB_KNOWN): lab/check-main.sh $(LAB_OBJS) out/arch \
+		$(wildcard $(shell $(CC) -print-file-name=libc.so.6) \
+		$(shell $(CC) -print-file-name=libibverbs.so.1))
+	@mkdir -p $(@D)
+	CC='$(CC)' sh lab/check-main.sh --known $(LAB_OBJS) >$@.$$$$.tmp && \
+		test -s $@.$$$$.tmp && mv $@.$$$$.tmp $@
 # The reference's steps, each in a section of its own, linked in place of
 # a student's failed step (vm/grader/compile.sh, labgrader/rounds.py):
 # built from the solution, or in a handout, the copy make dist put there.
@@ -229,11 +241,11 @@ $(TOOLS)/scaffold/%.o: lab/%.c $(LAB_HEADERS) out/arch
 STANDINS_FROM := solution/main.c
 # end only
 $(TOOLS)/scaffold/standins.o: $(STANDINS_FROM) $(LAB_HEADERS) \
-		lab/check-main.sh $(LAB_OBJS) out/arch
+		lab/check-main.sh $(LAB_OBJS) $(LAB_KNOWN) out/arch
 	@mkdir -p $(@D)
 	$(if $(STANDINS_FROM),$(CC) $(LAB_CFLAGS) -ffunction-sections -Ilab \
-		-c -o $@.$$$$.tmp.o $(STANDINS_FROM) && CC='$(CC)' sh \
-		lab/check-main.sh $(STANDINS_FROM) $@.$$$$.tmp.o $(LAB_OBJS), \
+		-c -o $@.$$$$.tmp.o $(STANDINS_FROM) && CC='$(CC)' \
+		LAB_KNOWN=$(LAB_KNOWN) sh lab/check-main.sh $(STANDINS_FROM) $@.$$$$.tmp.o $(LAB_OBJS), \
 		cp $(REFERENCE)/standins.o $@.$$$$.tmp.o) && \
 		mv $@.$$$$.tmp.o $@
 $(TOOLS)/scaffold/%.h: lab/%.h

@@ -22,16 +22,54 @@
 #    scaffolding or a library calls.
 # Status 0 when MAIN.o passed (and was rewritten); else one line on
 # stderr saying why, and status 1.  CC (default cc) finds the libraries.
+#
+# The names the libraries and the scaffolding define are the same at
+# every compile, and reading them (nm over the C library) cost as much
+# CPU as the compile itself: make writes them once (--known SCAFFOLD.o...
+# prints them), and LAB_KNOWN names that file.
 set -eu
 
+cc=${CC:-cc}
+
+# The names the libraries and the scaffolding define: NAME TAB WHO.
+known() {
+	for o in "$@"; do
+		nm -P --defined-only --extern-only "$o" 2>/dev/null |
+			awk -v who="the scaffolding ($(basename "$o" .o).c)" \
+				'NF >= 2 && $1 !~ /:$/ { print $1 "\t" who }'
+	done
+	libc=$("$cc" -print-file-name=libc.so.6)
+	# The loader that libc.so.6 asks for (its name differs by machine).
+	ldso=$(readelf -lW "$libc" 2>/dev/null |
+		sed -n 's/.*program interpreter: \(.*\)\]$/\1/p')
+	for lib in libibverbs:libibverbs.so.1 "the C library:$libc" \
+		"the C library:libc_nonshared.a" "libgcc:libgcc_s.so.1" \
+		"the loader:$ldso"; do
+		who=${lib%%:*}
+		f=${lib#*:}
+		case "$f" in /*) ;; ?*) f=$("$cc" -print-file-name="$f") ;; esac
+		[ -f "$f" ] || continue
+		case "$f" in *.a) d='' ;; *) d=-D ;; esac
+		# shellcheck disable=SC2086 # $d: no word, or -D
+		nm $d -P --defined-only "$f" 2>/dev/null |
+			awk -v who="$who" 'NF >= 2 && $1 !~ /:$/ {
+				sub(/@.*/, "", $1); print $1 "\t" who }'
+	done
+}
+
+if [ "${1:-}" = --known ]; then
+	shift
+	known "$@"
+	exit 0
+fi
 [ $# -ge 2 ] || {
 	echo "usage: lab/check-main.sh SRC MAIN.o [SCAFFOLD.o...]" >&2
+	echo "       lab/check-main.sh --known [SCAFFOLD.o...]" >&2
 	exit 2
 }
 src=$1
 obj=$2
 shift 2
-cc=${CC:-cc}
 # A cross compiler's objcopy has its prefix (aarch64-linux-gnu-gcc:
 # aarch64-linux-gnu-objcopy; make LAB_ARCH=arm64 on another host).
 case "$cc" in
@@ -95,36 +133,16 @@ why=$(echo "$sections" | awk '
 	}')
 [ -z "$why" ] || refuse "$why"
 
-# The names the libraries and the scaffolding define: NAME TAB WHO.
-known() {
-	for o in "$@"; do
-		nm -P --defined-only --extern-only "$o" 2>/dev/null |
-			awk -v who="the scaffolding ($(basename "$o" .o).c)" \
-				'NF >= 2 && $1 !~ /:$/ { print $1 "\t" who }'
-	done
-	libc=$("$cc" -print-file-name=libc.so.6)
-	# The loader that libc.so.6 asks for (its name differs by machine).
-	ldso=$(readelf -lW "$libc" 2>/dev/null |
-		sed -n 's/.*program interpreter: \(.*\)\]$/\1/p')
-	for lib in libibverbs:libibverbs.so.1 "the C library:$libc" \
-		"the C library:libc_nonshared.a" "libgcc:libgcc_s.so.1" \
-		"the loader:$ldso"; do
-		who=${lib%%:*}
-		f=${lib#*:}
-		case "$f" in /*) ;; ?*) f=$("$cc" -print-file-name="$f") ;; esac
-		[ -f "$f" ] || continue
-		case "$f" in *.a) d='' ;; *) d=-D ;; esac
-		# shellcheck disable=SC2086 # $d: no word, or -D
-		nm $d -P --defined-only "$f" 2>/dev/null |
-			awk -v who="$who" 'NF >= 2 && $1 !~ /:$/ {
-				sub(/@.*/, "", $1); print $1 "\t" who }'
-	done
-}
 
 # Global definitions: upper-case types but debug (N), and GNU unique (u);
 # indirect functions (i) whatever their binding.
 why=$( (
-	known "$@"
+	# (Never none: without the file, they are read here.)
+	if [ -n "${LAB_KNOWN:-}" ] && [ -s "$LAB_KNOWN" ]; then
+		cat "$LAB_KNOWN"
+	else
+		known "$@"
+	fi
 	echo "--"
 	echo "$symbols"
 ) | awk -F '\t' '

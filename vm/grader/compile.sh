@@ -48,7 +48,8 @@ compile_job() {
 	quoted_includes "$d/main.c" >"$res/compile.log" || rc=1
 	# shellcheck disable=SC2016 # expanded by the shell in the jail
 	[ "$rc" != 0 ] || "$@" sh -c 'cc $1 -I$3 -c -o main.o main.c &&
-		sh $3/check-main.sh main.c main.o $3/support.o $3/driver.o &&
+		LAB_KNOWN=$3/known.tsv sh $3/check-main.sh main.c main.o \
+			$3/support.o $3/driver.o &&
 		if [ -z "$4" ]; then
 			cc $1 -o rdma-lab main.o $3/support.o $3/driver.o $2
 		else
