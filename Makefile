@@ -245,7 +245,8 @@ $(TOOLS)/scaffold/standins.o: $(STANDINS_FROM) $(LAB_HEADERS) \
 	@mkdir -p $(@D)
 	$(if $(STANDINS_FROM),$(CC) $(LAB_CFLAGS) -ffunction-sections -Ilab \
 		-c -o $@.$$$$.tmp.o $(STANDINS_FROM) && CC='$(CC)' \
-		LAB_KNOWN=$(LAB_KNOWN) sh lab/check-main.sh $(STANDINS_FROM) $@.$$$$.tmp.o $(LAB_OBJS), \
+		LAB_KNOWN=$(LAB_KNOWN) sh lab/check-main.sh $(STANDINS_FROM) \
+		$@.$$$$.tmp.o $(LAB_OBJS), \
 		cp $(REFERENCE)/standins.o $@.$$$$.tmp.o) && \
 		mv $@.$$$$.tmp.o $@
 $(TOOLS)/scaffold/%.h: lab/%.h
