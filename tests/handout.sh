@@ -128,6 +128,7 @@ if [ -n "$dist_ok" ]; then
 		fail "make test in the handout (status $rc)" "$log"
 	fi
 fi
+
 # A course that does the core only (LAB_PARTS 1 in lab/steps.h, its one
 # place): the handout's lab/main.c has no TODO of a later part and builds.
 # The tree is this one's files as they are, with that one line changed,
@@ -161,7 +162,7 @@ else
 	fail "make dist with LAB_PARTS 1" "$t_tmp/dist1.log"
 fi
 
-
+# The two make grades started above, once the holder has let them go.
 wait "$first"
 rc=$?
 wait "$second"
