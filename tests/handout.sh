@@ -10,8 +10,9 @@ set -u
 # shellcheck source=tests/lib.sh
 . "$(dirname "$0")/lib.sh"
 
-# The grader's slot 0 (vm/grader/batch; tests/run gives this group a set
-# of its own, GRADE_LOCK, so that it runs beside the grade group).
+# The grader's slot 0 (vm/grader/batch; GRADE_LOCK names another set),
+# which the third party below holds; own: the slots of the gradings that
+# run meanwhile.
 lock=${GRADE_LOCK:-/tmp/rdma-lab-vm.lock}
 own=$t_tmp/own.lock
 make -s all lab >/dev/null 2>&1 || fail "make all"
@@ -201,6 +202,5 @@ if [ -z "$why" ]; then
 else
 	fail "make grade twice at once:$why" "$t_tmp/both"
 fi
-
 
 summary
