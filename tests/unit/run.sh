@@ -402,6 +402,58 @@ else
 	ko jail_host "make grader-tools: $(tail -n 1 "$BIN/jail.err")"
 fi
 
+# ---- a compile's CPU time is the student's, its wall time the machine's ----
+# jail -t bounds each process's CPU time (a compile that loops fails as
+# the student's); the jail's SECONDS of wall time run out only on a host
+# too busy to give the compile the CPU: status 124, which compile_job
+# makes an environment error (retried), never a compile error.
+if [ "$(id -u)" = 0 ] && [ -x out/tools/jail ]; then
+	j=$BIN/jail-cpu
+	rm -rf "$j" && mkdir -p "$j" && chmod 777 "$j"
+	rc=0 t0=$SECONDS
+	out/tools/jail host "$j" out/tools "$PWD" 30 -t 1 \
+		sh -c 'while :; do :; done' 2>>"$BIN/jail.err" || rc=$?
+	rc2=0
+	out/tools/jail host "$j" out/tools "$PWD" 1 -t 30 \
+		sleep 5 2>>"$BIN/jail.err" || rc2=$?
+	pri=$(out/tools/jail host "$j" out/tools "$PWD" 5 \
+		cut -d' ' -f19 /proc/self/stat 2>>"$BIN/jail.err") || pri=''
+	if [ "$rc" != 0 ] && [ "$rc" != 124 ] &&
+		[ $((SECONDS - t0)) -lt 10 ] && [ "$rc2" = 124 ] &&
+		[ "$pri" = 10 ]; then
+		ok "jail host: -t ends a loop by its CPU time (status $rc)," \
+			"wall time ends a sleep with 124; nice 10"
+	else
+		ko jail_host_cpu "loop: status $rc after" \
+			"$((SECONDS - t0)) s; sleep: $rc2; nice '$pri'"
+	fi
+	# compile_job with a jail whose wall time ran out (124), and with
+	# one that failed otherwise.
+	(
+		# shellcheck source=vm/grader/compile.sh
+		. vm/grader/compile.sh
+		CC_TIMEOUT=60 LAB_CFLAGS='' LAB_LDLIBS=''
+		for st in 124 1; do
+			mkdir -p "$j/cc-$st/res"
+			printf 'int x;\n' >"$j/cc-$st/main.c"
+			compile_job "$j/cc-$st" "$j/cc-$st/res" \
+				sh -c "exit $st" jail
+		done
+	)
+	if [ -e "$j/cc-124/res/env-error" ] &&
+		[ ! -e "$j/cc-124/res/compile-failed" ] &&
+		[ -e "$j/cc-124/res/compiled" ] &&
+		[ -e "$j/cc-1/res/compile-failed" ] &&
+		[ ! -e "$j/cc-1/res/env-error" ]; then
+		ok "compile_job: the jail's wall time out is an environment" \
+			"error, another failure a compile error"
+	else
+		ko compile_job_wall "$(echo "$j"/cc-*/res/*)"
+	fi
+else
+	skip "jail host -t: the tests run without root, or no out/tools/jail"
+fi
+
 # ---- the run sandbox of a student's program: jail run -x ------------------
 # tests/unit/jail_probe.c tries, from inside "jail run -k 5 -x", what the
 # seccomp filter, the mounts and the namespaces must refuse (a second

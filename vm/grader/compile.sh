@@ -35,7 +35,9 @@ quoted_includes() {
 # does it: main.c compiled alone, checked by lab/check-main.sh (no name of
 # the libraries or the scaffolding, no code before main; every symbol but
 # the steps made local), then linked.  Leaves RES/rdma-lab, or
-# RES/compile.log and RES/compile-failed; then RES/compiled.  LAB_CFLAGS
+# RES/compile.log and RES/compile-failed (RES/env-error instead when the
+# jail's wall time ran out: CC_TIMEOUT, settings.sh); then RES/compiled.
+# CC_TIMEOUT must be set; JAIL... bounds the CPU time (-t).  LAB_CFLAGS
 # and LAB_LDLIBS are lab/flags.mk's.  RES/standins, when there, names the
 # steps whose reference version (scaffold/standins.o) is linked in place
 # of the student's (labgrader/rounds.py says when): the student's becomes
@@ -69,10 +71,17 @@ compile_job() {
 		cp "$d/rdma-lab" "$res/rdma-lab"
 		: >"$res/compiled"
 	else
-		[ "$rc" != 124 ] || echo "compiler timed out" >>"$res/compile.log"
 		head -c 20000 "$res/compile.log" >"$d/cl"
 		mv "$d/cl" "$res/compile.log"
-		: >"$res/compile-failed"
+		# The jail's wall clock ran out (its CPU limit, -t, did not):
+		# the machine was too busy, which costs the student nothing.
+		if [ "$rc" = 124 ]; then
+			echo "the machine was too busy: main.c's compile did" \
+				"not end within $CC_TIMEOUT s of wall time (its" \
+				"CPU time was within its limit)" >"$res/env-error"
+		else
+			: >"$res/compile-failed"
+		fi
 		: >"$res/compiled"
 	fi
 }

@@ -18,10 +18,18 @@ PROG_TIMEOUT_DEFAULT=5
 # last resort, for a program that keeps printing (a silent one is stopped
 # after PROG_TIMEOUT + IDLE_SLACK_S); more than two waits of PROG_TIMEOUT.
 RUN_TIMEOUT_DEFAULT=12
-# One compile of a student's main.c: 0.4 s on the host, about 10 s of a
-# guest's CPU under TCG (where the host cannot compile); 60 s is a
-# compile that will never end (a hostile header, say).
+# One compile of a student's main.c: 0.4 s of CPU on the host, about 10 s
+# of a guest's under TCG (where the host cannot compile).  Its CPU time is
+# the student's (the jail's -t: a compile that loops, a hostile header,
+# fails as a compile error); its wall time is the machine's: past
+# CC_TIMEOUT of it the compile is an environment error, retried, never a
+# lost point (with eight busy loops on this 2-core host a 0.4 s compile
+# once ran past 60 s, and three correct submissions scored 0).  In a
+# guest, the CPU time of a process includes what its guest lost to the
+# host, so the bound there is looser.
 CC_TIMEOUT_DEFAULT=60
+CC_CPU_HOST_S=30
+CC_CPU_GUEST_S=45
 
 # --- the guests (guest-driver) ---------------------------------------------
 # How often the loops that wait for a compile, tcpdump or the port look:
