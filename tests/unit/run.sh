@@ -264,6 +264,9 @@ tally codes_check "$BIN/codes.out" $?
 # and the wire's ICRC (docs/runs/demo.pcap).
 python3 -B tests/unit/grader_evidence.py >"$BIN/evidence.out" 2>&1
 tally grader_evidence "$BIN/evidence.out" $?
+# Which pairings the host starved of CPU (labgrader/starved.py).
+python3 -B tests/unit/starved_check.py >"$BIN/starved.out" 2>&1
+tally starved_check "$BIN/starved.out" $?
 
 # ---- the host reads submissions as hostile input ----
 # shellcheck source=tests/unit/host_input.sh

@@ -10,6 +10,8 @@ from .judges import judge_side
 from .lab import (GRADED, PAIRINGS, PAIR_TITLE, PART, PART_LINE,
                   STEP_NAMES)
 from .reports import part_totals
+from .starved import (pairing_cpu, starved_guest, starved_text,
+                      timing_shaped)
 from .text import read
 
 
@@ -60,6 +62,16 @@ def cmd_analyze(resdir, rundir, dest):
             for s in STEP_NAMES:
                 checks[s].append((p, side, r[s]))
         lines_out.append((p, pair))
+    # A failure that a wait or a silence ended, in a pairing whose guests
+    # the host starved of CPU, is the machine's (starved.py).
+    cpu = result["guest_cpu"] = pairing_cpu(resdir, rundir, PAIRINGS)
+    for p, pair in lines_out:
+        g = starved_guest(cpu[p]) if p in cpu else None
+        failed = any(not c.ok for s in STEP_NAMES
+                     for pp, _, c in checks[s] if pp == p)
+        if g and failed and timing_shaped(pair):
+            env.append(starved_text(p, cpu[p], g))
+    env = list(dict.fromkeys(env))
     if env:
         result["env_error"] = "; ".join(env)
     # Verdicts and evidence text.
