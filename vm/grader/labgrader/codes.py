@@ -45,3 +45,10 @@ def known(*names):
         if n not in CODES:
             raise ValueError("grader: %s is not a code of lab/codes.h" % n)
     return names
+
+
+# The codes a wait running out prints (docs/protocol.md): the program was
+# alive and waiting for its peer.  The retry counters' codes
+# (WC_RETRY_EXC_ERR, WC_RNR_RETRY_EXC_ERR) count retries, not time.
+WAIT_CODES = known("NO_SERVER", "NO_CLIENT", "PEER_SILENT", "PEER_CLOSED",
+                   "NO_COMPLETION")

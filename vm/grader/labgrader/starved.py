@@ -20,6 +20,8 @@ program's failure is its own.
 """
 import os
 
+from .codes import WAIT_CODES
+
 # A correct pairing takes 0.4-1.5 s of wall time on a quiet host, with
 # each guest running for well under a second of it (recorded: 0.1-0.2 s
 # of CPU wait in a pairing on a quiet host; with eight busy loops on 2
@@ -29,11 +31,6 @@ import os
 STARVED_S = 1.5
 NEEDED_S = 1.5
 
-# FAIL codes that a wait running out prints (lab/codes.h).  The retry
-# counters' codes (WC_RETRY_EXC_ERR, WC_RNR_RETRY_EXC_ERR) count
-# retries, not time.
-TIMING_CODES = ("NO_SERVER", "NO_CLIENT", "PEER_SILENT", "PEER_CLOSED",
-                "NO_COMPLETION")
 
 
 def samples(rundir):
@@ -107,7 +104,7 @@ def timing_shaped(pair):
         X = pair[s]
         if X.timed_out() or X.note:
             return True
-        if any(c in TIMING_CODES for c in X.codes.values()):
+        if any(c in WAIT_CODES for c in X.codes.values()):
             return True
     return False
 

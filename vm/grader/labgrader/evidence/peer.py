@@ -4,7 +4,7 @@ import os
 import re
 
 from .kernel import created, parse_ktrace
-from ..codes import known, split_code
+from ..codes import WAIT_CODES, known, split_code
 from ..lab import POINTS, STEP_NAMES
 from ..text import kv, num, read
 
@@ -143,6 +143,19 @@ class Side:
 
     def timed_out(self):
         return (self.rc in (124, 137) or self.idle) and not self.note
+
+    def left_early(self):
+        """It ended on its own, not waiting: a signal of its own (a
+        crash), or a FAIL line whose code no wait prints.  Packets that
+        came for it afterwards found its objects gone, or going: when
+        is a matter of timing, so they are no evidence of its set-up."""
+        if self.timed_out() or self.note or self.limit:
+            return False
+        if self.rc is not None and self.rc >= 128:
+            return True
+        stop = self.stopped_at()
+        return bool(stop) and stop in self.codes and \
+            self.codes[stop] not in WAIT_CODES
 
     def text_lines(self):
         return (self.out or "").splitlines() + (self.err or "").splitlines()
