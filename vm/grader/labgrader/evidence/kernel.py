@@ -5,7 +5,7 @@ import struct
 
 from ..lab import WIRE_SIZE
 from ..text import bswap32, kv, num, read
-from ..verbs import WC_RDMA_WRITE
+from ..verbs import SEND_SIGNALED, WC_RDMA_WRITE, WC_RECV, WR_COMPLETION
 
 
 def parse_trace(text):
@@ -222,39 +222,81 @@ def signal_at(tr, side, signal, peer_ip):
     return None
 
 
-def recvs_before(tr, at):
-    """Receive requests posted (returned 0) before event at."""
+def recvs_before(tr, at, qpn):
+    """Receive requests posted (returned 0) to QP qpn before event at:
+    another QP's receives take none of its messages."""
     return sum(num(e.get("n"), 1) for e in tr[:at or 0]
-               if e["_fn"] == "ibv_post_recv" and e["_ret"] == "0")
+               if e["_fn"] == "ibv_post_recv" and e["_ret"] == "0" and
+               num(e.get("qpn")) == qpn)
 
 
-def notice_early(tr, at, opcodes):
-    """The notice at event at went before the program had taken a
-    successful completion of each opcode in opcodes from its CQ (True:
-    early, or never taken), after them (False), or never went (None: a
-    missing fact, never a pass).  Taken, not only written by the kernel:
-    whether the ACK beat the notice is the timing of one run."""
+def taken(tr, qpn):
+    """The send requests of QP qpn that the program has seen complete, by
+    the verbs' rules: [(i, opcode, ok)], i the index in tr of the
+    completion it took ("wc") that completed the request, opcode the
+    request's completion opcode (IBV_WC_*), ok whether it succeeded.  A
+    successful completion completes its own request and every
+    unsignaled one posted before it on the same send queue (sq_sig_all
+    signals them all); a failed one, the oldest request (the device
+    reports an unsignaled request that failed too).  A completion of
+    another QP completes nothing here."""
+    sig_all, held, out = 0, [], []
+    for i, e in enumerate(tr):
+        fn = e["_fn"]
+        if num(e.get("qpn")) != qpn:
+            continue
+        if fn == "ibv_create_qp" and created(e["_ret"]):
+            sig_all = num(e.get("sig_all"), 0)
+        elif fn == "ibv_post_send" and e["_ret"] == "0":
+            held.append((sig_all or num(e.get("flags"), 0) & SEND_SIGNALED,
+                         WR_COMPLETION.get(num(e.get("opcode"), -1))))
+        elif fn == "wc" and num(e.get("opcode"), WC_RECV) < WC_RECV:
+            ok = num(e.get("status")) == 0
+            while held:
+                signaled, op = held.pop(0)
+                if signaled or not ok:
+                    break
+                out.append((i, op, True))
+            # The completion's own request: its opcode is the wc's.
+            out.append((i, num(e.get("opcode")), ok))
+    return out
+
+
+def notice_early(tr, at, opcodes, qpn):
+    """The notice at event at went before the program had seen a
+    successful completion of each opcode in opcodes on QP qpn (True:
+    early, or never seen), after them (False), or never went (None: a
+    missing fact, never a pass).  Seen, not only written by the kernel:
+    whether the ACK beat the notice is the timing of one run; seen by
+    the verbs' rules (taken): an unsignaled request is complete once a
+    later signaled one's completion of its send queue is polled."""
     if at is None:
         return None
     left = list(opcodes)
-    for e in tr[:at]:
-        if e["_fn"] == "wc" and num(e.get("status")) == 0 and \
-                num(e.get("opcode")) in left:
-            left.remove(num(e.get("opcode")))
+    for i, op, ok in taken(tr, qpn):
+        if i < at and ok and op in left:
+            left.remove(op)
     return bool(left)
 
 
-def write_done_early(tr, peer_ip):
-    """A client's write notice: before its WRITE completed (True), after
-    (False), never sent (None)."""
+def write_done_early(tr, peer_ip, qpn):
+    """A client's write notice: before its WRITE on QP qpn completed
+    (True), after (False), never sent (None)."""
     return notice_early(tr, signal_at(tr, "client", "write_done", peer_ip),
-                        [WC_RDMA_WRITE])
+                        [WC_RDMA_WRITE], qpn)
 
 
-def good_wcs(tr, opcode):
-    """The successful completions of that opcode polled, in order."""
-    return [e for e in tr if e["_fn"] == "wc" and
-            num(e.get("opcode")) == opcode and num(e.get("status")) == 0]
+def good_wcs(tr, opcode, qpn):
+    """The successful completions of that opcode of QP qpn the program
+    has seen, in order: a receive's as the kernel wrote it, a send
+    request's by the verbs' rules (taken: then the completion that
+    completed it)."""
+    if opcode >= WC_RECV:
+        return [e for e in tr if e["_fn"] == "wc" and
+                num(e.get("qpn")) == qpn and
+                num(e.get("opcode")) == opcode and
+                num(e.get("status")) == 0]
+    return [tr[i] for i, op, ok in taken(tr, qpn) if ok and op == opcode]
 
 
 def created(ret):
