@@ -237,8 +237,9 @@ def taken(tr, qpn):
     request's completion opcode (IBV_WC_*), ok whether it succeeded.  A
     successful completion completes its own request and every
     unsignaled one posted before it on the same send queue (sq_sig_all
-    signals them all); a failed one, the oldest request (the device
-    reports an unsignaled request that failed too).  A completion of
+    signals them all); a failed one, only the oldest request (rxe's
+    completer, do_complete, writes one for a failed unsignaled request
+    too: from its source, not yet seen in a run).  A completion of
     another QP completes nothing here."""
     sig_all, held, out = 0, [], []
     for i, e in enumerate(tr):
