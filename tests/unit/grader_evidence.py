@@ -390,4 +390,37 @@ check("judged_qp_is_the_connected_one",
       peer.judged_qpn(cli, srv) == 0x31 and peer.qpn_of(srv) == 0x12,
       (peer.judged_qpn(srv, ref), peer.judged_qpn(srv, cli),
        peer.judged_qpn(cli, srv)))
+
+
+# A poll names no CQ: with two, a completion counts as taken only from
+# the poll that must have taken it.  The real WRITE (QP 0x11) completes
+# first, then a loopback WRITE (QP 0x12); one poll takes one, the notice
+# goes, another poll takes one.  On one CQ the first poll took the real
+# WRITE's; on two, it may have been the loopback's.
+def two_writes(cq2):
+    head = "           <...>-359     [000] DNZff    42.5: "
+    lines = []
+    for qpn, cq in (("0x12", cq2), ("0x11", "0xa")):
+        lines += ["ibv_create_qp: (0x1) pd=0x1 type=2 send_cq=%s "
+                  "recv_cq=%s" % (cq, cq),
+                  "ibv_create_qp_ret: (0x1 <- 0x2) ret=0x5%s qpn=%s" % (
+                      qpn[2:], qpn)]
+    for qpn in ("0x11", "0x12"):
+        lines += ["ibv_post_send: (0x1) qpn=%s next=0x0 opcode=0 "
+                  "flags=0x2" % qpn, "ibv_post_send_ret: (0x1 <- 0x2) ret=0"]
+    for qpn in ("0x11", "0x12"):
+        lines.append("wc: (rxe_cq_post+0x0/0x190 [rdma_rxe]) qpn=%s "
+                     "opcode=1 status=0 byte_len=8 flags=0x0 imm=0x0" % qpn)
+    lines += ["ibv_poll_cq_ret: (0x1 <- 0x2) ret=1",
+              "tcp: (tcp_sendmsg_locked+0x0/0xc20) daddr=0x10200c0 size=5",
+              "tcp_ret: (0x1 <- 0x2) ret=5",
+              "ibv_poll_cq_ret: (0x1 <- 0x2) ret=1"]
+    tr = kernel.parse_ktrace("\n".join(head + x for x in lines))
+    at = [i for i, e in enumerate(tr) if e["_fn"] == "tcp"][0]
+    return kernel.notice_early(tr, at, [verbs.WC_RDMA_WRITE], 0x11)
+
+
+check("completion_taken_only_when_certain_across_cqs",
+      two_writes("0xa") is False and two_writes("0xb") is True,
+      (two_writes("0xa"), two_writes("0xb")))
 sys.exit(1 if failed else 0)

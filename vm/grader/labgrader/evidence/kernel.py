@@ -85,6 +85,49 @@ def ex_sge(e, name, f):
         e["num_sge"], e["laddr"], e["len"] = "0", "0x0", "0"
 
 
+class Polls:
+    """Which of the completions the kernel wrote the program's polls have
+    taken.  A poll names no CQ in the trace, and takes the oldest
+    completions of its own CQ (a QP's send completions go to its send
+    CQ, its receives' to its receive CQ).  So the j-th completion of a
+    CQ is taken for certain once the polls have taken more than the
+    other CQs held: at least j of them came from its CQ.  With one CQ,
+    as the lab has, that is the kernel's order exactly; with several,
+    a completion counts from the first poll that must have taken it,
+    never from one that another CQ's completion may have answered (a
+    loopback QP's WRITE on a CQ of its own is no completion of the real
+    QP's WRITE)."""
+
+    def __init__(self):
+        self.cqs, self.written, self.pending = {}, {}, []
+        self.total = self.polled = 0
+
+    def created(self, e):
+        """A QP: its completions go to its CQs."""
+        self.cqs[num(e.get("qpn"))] = (e.get("send_cq"), e.get("recv_cq"))
+
+    def write(self, e):
+        qpn = num(e.get("qpn"))
+        send, recv = self.cqs.get(qpn, (("qp", qpn), ("qp", qpn)))
+        cq = recv if num(e.get("opcode"), 0) >= WC_RECV else send
+        self.written[cq] = self.written.get(cq, 0) + 1
+        self.total += 1
+        self.pending.append((cq, self.written[cq], e))
+
+    def poll(self, took):
+        """A poll took that many: the completions now taken for certain,
+        as "wc" events, in the kernel's order."""
+        self.polled += max(took, 0)
+        out, left = [], []
+        for cq, j, e in self.pending:
+            if self.polled >= j + self.total - self.written[cq]:
+                out.append(dict(e, _fn="wc"))
+            else:
+                left.append((cq, j, e))
+        self.pending = left
+        return out
+
+
 def parse_ktrace(text):
     """The guest kernel's trace of one run (vm/grader/probes.c), as the
     judges read it: one event per call, {"_fn": name, "_ret": value,
@@ -103,26 +146,25 @@ def parse_ktrace(text):
     ibv_wr_start and ibv_wr_complete (posted by the complete, with its
     result; an ibv_wr_abort posts none); ibv_start_poll and
     ibv_next_poll take one completion each time they return 0."""
-    ev, pending, kernel, batch = [], {}, [], {}
+    ev, pending, polls, batch = [], {}, Polls(), {}
     for line in (text or "").splitlines():
         m = KT_LINE.match(line)
         if not m:
             continue
         tid, name, f = m.group(1), m.group(2), kv(m.group(3))
         if name == "ibv_poll_cq_ret" or name in EX_POLLS:
-            # The poll took the oldest completions the kernel wrote, in
-            # the kernel's order (exact with one CQ; with more, matched
-            # across them in that order): each is a "wc" event now.
+            # The poll took completions the kernel wrote: each taken for
+            # certain is a "wc" event now (Polls).
             took = num(f.get("ret"), 0) if name == "ibv_poll_cq_ret" \
                 else int(num(f.get("ret"), -1) == 0)
-            for _ in range(max(took, 0)):
-                if kernel:
-                    ev.append(dict(kernel.pop(0), _fn="wc"))
+            ev.extend(polls.poll(took))
             continue
         if name.endswith("_ret"):
             for e in pending.pop((tid, name[:-4]), []):
                 e["_ret"] = f.get("ret", "")
                 e.update((k, v) for k, v in f.items() if k != "ret")
+                if e["_fn"] == "ibv_create_qp" and created(e["_ret"]):
+                    polls.created(e)
             continue
         # The extended API's requests wait in their QP's list until
         # ibv_wr_complete posts them.
@@ -152,7 +194,7 @@ def parse_ktrace(text):
             e["imm"] = "0x%08x" % (bswap32(num(f.get("imm"), 0)) if
                                    num(f.get("flags"), 0) & 2 else 0)
             e["_ret"], e["_fn"] = "0", "kwc"
-            kernel.append(e)
+            polls.write(e)
         elif name == "ibv_modify_qp":
             e["dgid"] = "-"
             if num(f.get("mask"), 0) & QP_AV:
