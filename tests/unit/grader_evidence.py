@@ -11,7 +11,7 @@ import sys
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "..",
                                 "vm", "grader"))
 from labgrader import course, text, verbs  # noqa: E402
-from labgrader.evidence import kernel, sendq, wire  # noqa: E402
+from labgrader.evidence import kernel, peer, sendq, wire  # noqa: E402
 from labgrader.judges import causes  # noqa: E402
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -25,6 +25,13 @@ def check(name, good, why=""):
     else:
         failed += 1
         print("FAIL %s: %s" % (name, why))
+
+
+def qp(tr):
+    """The QPN of a trace's last QP (each recorded program has one)."""
+    qps = [e for e in tr if e["_fn"] == "ibv_create_qp" and
+           kernel.created(e["_ret"])]
+    return text.num(qps[-1].get("qpn")) if qps else None
 
 
 def kt(name):
@@ -70,21 +77,22 @@ SRV, CLI = "192.0.2.1", "192.0.2.2"
 raw = kernel.parse_ktrace(kt("raw_barrier-server.txt"))
 at = kernel.signal_at(ref_srv, "server", "barrier", CLI)
 check("ktrace_barrier_after_the_receives",
-      at is not None and kernel.recvs_before(ref_srv, at) == 3,
+      at is not None and kernel.recvs_before(ref_srv, at, qp(ref_srv)) == 3,
       "barrier at %s, %s receives before" % (
-          at, kernel.recvs_before(ref_srv, at or 0)))
+          at, kernel.recvs_before(ref_srv, at or 0, qp(ref_srv))))
 check("ktrace_notices_after_the_completions",
-      kernel.write_done_early(ref_cli, SRV) is False and
+      kernel.write_done_early(ref_cli, SRV, qp(ref_cli)) is False and
       kernel.notice_early(ref_cli, kernel.signal_at(
           ref_cli, "client", "atomic_done", SRV),
-          [verbs.WC_FETCH_ADD, verbs.WC_COMP_SWAP]) is False,
+          [verbs.WC_FETCH_ADD, verbs.WC_COMP_SWAP], qp(ref_cli)) is False,
       "write or atomic notice before its completions")
 check("ktrace_notice_before_completion",
-      kernel.write_done_early(early, SRV) is True,
-      "notice_early's trace: %s" % kernel.write_done_early(early, SRV))
+      kernel.write_done_early(early, SRV, qp(early)) is True,
+      "notice_early's trace: %s" % kernel.write_done_early(
+          early, SRV, qp(early)))
 at = kernel.signal_at(raw, "server", "barrier", CLI)
 check("ktrace_barrier_is_a_byte_not_a_call",
-      at is not None and kernel.recvs_before(raw, at) == 0,
+      at is not None and kernel.recvs_before(raw, at, qp(raw)) == 0,
       "raw_barrier's barrier at %s" % at)
 # Written by the kernel is not taken by the program: the same run with
 # its polls left out sent its notice before it had the WRITE's completion.
@@ -92,11 +100,12 @@ unpolled = kernel.parse_ktrace("\n".join(
     line for line in kt("reference-client.txt").splitlines()
     if "ibv_poll_cq_ret:" not in line))
 check("ktrace_completion_counts_when_polled",
-      kernel.write_done_early(unpolled, SRV) is True,
-      "without its polls: %s" % kernel.write_done_early(unpolled, SRV))
+      kernel.write_done_early(unpolled, SRV, qp(unpolled)) is True,
+      "without its polls: %s" % kernel.write_done_early(
+          unpolled, SRV, qp(unpolled)))
 no_tcp = [e for e in ref_cli if e["_fn"] != "tcp"]
 check("ktrace_missing_notice_is_not_a_pass",
-      kernel.write_done_early(no_tcp, SRV) is None and
+      kernel.write_done_early(no_tcp, SRV, qp(no_tcp)) is None and
       kernel.signal_at(ref_cli, "client", "barrier", "10.0.0.9") is None)
 # Only lines of the probes' own shape count: text in a field, or a line
 # cut short, is no event.
@@ -163,17 +172,17 @@ check("ktrace_ex_client_posts",
        "ibv_post_send" and e["_ret"] == "0"] == [2, 3, 0, 4, 1, 6, 5],
       [e for e in ext_cli if e["_fn"] == "ibv_post_send"])
 check("ktrace_ex_notices_after_the_completions",
-      kernel.write_done_early(ext_cli, SRV) is False and
+      kernel.write_done_early(ext_cli, SRV, qp(ext_cli)) is False and
       kernel.notice_early(ext_cli, kernel.signal_at(
           ext_cli, "client", "atomic_done", SRV),
-          [verbs.WC_FETCH_ADD, verbs.WC_COMP_SWAP]) is False,
+          [verbs.WC_FETCH_ADD, verbs.WC_COMP_SWAP], qp(ext_cli)) is False,
       "write or atomic notice before its completions")
 at = kernel.signal_at(ext_srv, "server", "barrier", CLI)
 check("ktrace_ex_server_receives_one_list_before_the_barrier",
-      at is not None and kernel.recvs_before(ext_srv, at) == 3 and
+      at is not None and kernel.recvs_before(ext_srv, at, qp(ext_srv)) == 3 and
       len([e for e in ext_srv if e["_fn"] == "ibv_post_recv"]) == 1,
       "barrier at %s, %s receives before" % (
-          at, kernel.recvs_before(ext_srv, at or 0)))
+          at, kernel.recvs_before(ext_srv, at or 0, qp(ext_srv))))
 # An abort posts nothing; a complete that failed posts with its result.
 L = "           <...>-9     [000] DNZff    1.0: %s: (0x1) qp=0x5 qpn=0x12 "
 aborted = kernel.parse_ktrace("\n".join([
@@ -279,4 +288,139 @@ check("sendq_receive_completion_frees_nothing",
 # Traces recorded before the probes read the depth: nothing judged.
 check("sendq_no_depth_no_verdict", sendq.overflows(ref_cli) == [] and
       sendq.overflows(early) == [])
+
+
+# Completions and receives per QP, by the verbs' rules (issue 39), on
+# traces of parse_ktrace's shape: QPs 0x11 (the judged one) and 0x12 (a
+# decoy or a loopback), then events; "N" the notice (a TCP send).
+def events(*evs, sig_all=0):
+    tr = [{"_fn": "ibv_create_qp", "_ret": "0x5000", "qpn": "0x11",
+           "max_send_wr": "4", "sig_all": str(sig_all)},
+          {"_fn": "ibv_create_qp", "_ret": "0x6000", "qpn": "0x12",
+           "max_send_wr": "4", "sig_all": "0"}]
+    for kind, qpn, op, arg in evs:
+        if kind == "post":
+            tr.append({"_fn": "ibv_post_send", "_ret": "0", "qpn": qpn,
+                       "opcode": str(op), "flags": arg})
+        elif kind == "wc":
+            tr.append({"_fn": "wc", "_ret": "0", "qpn": qpn,
+                       "opcode": str(op), "status": arg})
+        elif kind == "recv":
+            tr.append({"_fn": "ibv_post_recv", "_ret": "0", "qpn": qpn,
+                       "n": str(op)})
+        else:
+            tr.append({"_fn": "tcp", "_ret": "1", "daddr": SRV})
+    return tr
+
+
+def sent_early(tr, ops, qpn=0x11):
+    at = [i for i, e in enumerate(tr) if e["_fn"] == "tcp"][-1]
+    return kernel.notice_early(tr, at, ops, qpn)
+
+
+ATOMICS = [verbs.WC_FETCH_ADD, verbs.WC_COMP_SWAP]
+chained = events(("post", "0x11", verbs.WR_FETCH_ADD, "0x0"),
+                 ("post", "0x11", verbs.WR_CMP_SWP, "0x2"),
+                 ("wc", "0x11", verbs.WC_COMP_SWAP, "0"), ("tcp",) * 4)
+check("completion_signaled_completes_unsignaled_before",
+      sent_early(chained, ATOMICS) is False and
+      kernel.good_wcs(chained, verbs.WC_FETCH_ADD, 0x11),
+      kernel.taken(chained, 0x11))
+alone = events(("post", "0x11", verbs.WR_FETCH_ADD, "0x0"),
+               ("post", "0x11", verbs.WR_CMP_SWP, "0x0"), ("tcp",) * 4)
+check("completion_unsignaled_alone_never_completes",
+      sent_early(alone, ATOMICS) is True and
+      not kernel.good_wcs(alone, verbs.WC_FETCH_ADD, 0x11))
+all_sig = events(("post", "0x11", verbs.WR_FETCH_ADD, "0x0"),
+                 ("wc", "0x11", verbs.WC_FETCH_ADD, "0"),
+                 ("post", "0x11", verbs.WR_CMP_SWP, "0x0"),
+                 ("wc", "0x11", verbs.WC_COMP_SWAP, "0"), ("tcp",) * 4,
+                 sig_all=1)
+check("completion_sq_sig_all_signals_each",
+      sent_early(all_sig, ATOMICS) is False,
+      kernel.taken(all_sig, 0x11))
+failed_first = events(("post", "0x11", verbs.WR_FETCH_ADD, "0x0"),
+                      ("post", "0x11", verbs.WR_CMP_SWP, "0x2"),
+                      ("wc", "0x11", verbs.WC_FETCH_ADD, "5"),
+                      ("wc", "0x11", verbs.WC_COMP_SWAP, "5"), ("tcp",) * 4)
+check("completion_failed_unsignaled_completes_nothing",
+      sent_early(failed_first, ATOMICS) is True,
+      kernel.taken(failed_first, 0x11))
+loopback = events(("post", "0x12", verbs.WR_WRITE, "0x2"),
+                  ("wc", "0x12", verbs.WC_RDMA_WRITE, "0"),
+                  ("post", "0x11", verbs.WR_WRITE, "0x2"), ("tcp",) * 4,
+                  ("wc", "0x11", verbs.WC_RDMA_WRITE, "0"))
+check("completion_of_another_qp_does_not_count",
+      sent_early(loopback, [verbs.WC_RDMA_WRITE]) is True and
+      sent_early(loopback, [verbs.WC_RDMA_WRITE], 0x12) is False)
+decoy = events(("recv", "0x12", 3, None), ("tcp",) * 4,
+               ("recv", "0x11", 3, None))
+check("receives_of_another_qp_do_not_count",
+      kernel.recvs_before(decoy, len(decoy) - 1, 0x11) == 0 and
+      kernel.recvs_before(decoy, len(decoy) - 1, 0x12) == 3)
+
+
+class FakeSide:
+    def __init__(self, who, trace, lines=None):
+        self.who, self.trace, self.lines = who, trace, lines or {}
+
+    def val(self, step, key):
+        return self.lines.get((step, key))
+
+    def calls(self, fn, ok=None):
+        return [e for e in self.trace if e["_fn"] == fn and
+                (ok is None or ok(e))]
+
+
+def rtr(qpn, dest):
+    return {"_fn": "ibv_modify_qp", "_ret": "0", "qpn": qpn,
+            "state": str(verbs.QPS_RTR), "dest_qpn": dest}
+
+
+# The judged QP: the one the reference received, else the one both
+# students connected; a decoy made last is not it.
+srv = FakeSide("student", events() + [rtr("0x11", "0x31"),
+                                      rtr("0x12", "0x12")])
+ref = FakeSide("ref", [], {("exchange", "remote_qpn"): "0x000011"})
+# The client connects its decoy 0x33 to the server's decoy last.
+cli = FakeSide("student", [rtr("0x31", "0x11"), rtr("0x33", "0x12")])
+check("judged_qp_is_the_connected_one",
+      peer.judged_qpn(srv, ref) == 0x11 and
+      peer.judged_qpn(srv, cli) == 0x11 and
+      peer.judged_qpn(cli, srv) == 0x31 and peer.qpn_of(srv) == 0x12,
+      (peer.judged_qpn(srv, ref), peer.judged_qpn(srv, cli),
+       peer.judged_qpn(cli, srv)))
+
+
+# A poll names no CQ: with two, a completion counts as taken only from
+# the poll that must have taken it.  The real WRITE (QP 0x11) completes
+# first, then a loopback WRITE (QP 0x12); one poll takes one, the notice
+# goes, another poll takes one.  On one CQ the first poll took the real
+# WRITE's; on two, it may have been the loopback's.
+def two_writes(cq2):
+    head = "           <...>-359     [000] DNZff    42.5: "
+    lines = []
+    for qpn, cq in (("0x12", cq2), ("0x11", "0xa")):
+        lines += ["ibv_create_qp: (0x1) pd=0x1 type=2 send_cq=%s "
+                  "recv_cq=%s" % (cq, cq),
+                  "ibv_create_qp_ret: (0x1 <- 0x2) ret=0x5%s qpn=%s" % (
+                      qpn[2:], qpn)]
+    for qpn in ("0x11", "0x12"):
+        lines += ["ibv_post_send: (0x1) qpn=%s next=0x0 opcode=0 "
+                  "flags=0x2" % qpn, "ibv_post_send_ret: (0x1 <- 0x2) ret=0"]
+    for qpn in ("0x11", "0x12"):
+        lines.append("wc: (rxe_cq_post+0x0/0x190 [rdma_rxe]) qpn=%s "
+                     "opcode=1 status=0 byte_len=8 flags=0x0 imm=0x0" % qpn)
+    lines += ["ibv_poll_cq_ret: (0x1 <- 0x2) ret=1",
+              "tcp: (tcp_sendmsg_locked+0x0/0xc20) daddr=0x10200c0 size=5",
+              "tcp_ret: (0x1 <- 0x2) ret=5",
+              "ibv_poll_cq_ret: (0x1 <- 0x2) ret=1"]
+    tr = kernel.parse_ktrace("\n".join(head + x for x in lines))
+    at = [i for i, e in enumerate(tr) if e["_fn"] == "tcp"][0]
+    return kernel.notice_early(tr, at, [verbs.WC_RDMA_WRITE], 0x11)
+
+
+check("completion_taken_only_when_certain_across_cqs",
+      two_writes("0xa") is False and two_writes("0xb") is True,
+      (two_writes("0xa"), two_writes("0xb")))
 sys.exit(1 if failed else 0)

@@ -19,6 +19,13 @@ WR_NAMES = {0: "IBV_WR_RDMA_WRITE", 1: "IBV_WR_RDMA_WRITE_WITH_IMM",
 SEND_SIGNALED = 2
 WC_RDMA_WRITE, WC_RDMA_READ, WC_COMP_SWAP, WC_FETCH_ADD = 1, 2, 3, 4
 WC_RECV_RDMA_WITH_IMM = 129
+WC_SEND = 0
+WC_RECV = 128  # a receive queue's completions have an opcode from here on
+# The completion opcode of each send request (IBV_WR_* -> IBV_WC_*).
+WR_COMPLETION = {WR_WRITE: WC_RDMA_WRITE, WR_WRITE_IMM: WC_RDMA_WRITE,
+                 WR_SEND: WC_SEND, WR_SEND_IMM: WC_SEND,
+                 WR_RDMA_READ: WC_RDMA_READ, WR_CMP_SWP: WC_COMP_SWAP,
+                 WR_FETCH_ADD: WC_FETCH_ADD}
 # BTH opcodes of RC (their names: vm/opcodes.tsv)
 OP_SEND = {0, 1, 2, 3, 4, 5}
 OP_SEND_IMM = {3, 5}

@@ -5,7 +5,7 @@ import struct
 
 from ..lab import WIRE_SIZE
 from ..text import bswap32, kv, num, read
-from ..verbs import WC_RDMA_WRITE
+from ..verbs import SEND_SIGNALED, WC_RDMA_WRITE, WC_RECV, WR_COMPLETION
 
 
 def parse_trace(text):
@@ -85,6 +85,49 @@ def ex_sge(e, name, f):
         e["num_sge"], e["laddr"], e["len"] = "0", "0x0", "0"
 
 
+class Polls:
+    """Which of the completions the kernel wrote the program's polls have
+    taken.  A poll names no CQ in the trace, and takes the oldest
+    completions of its own CQ (a QP's send completions go to its send
+    CQ, its receives' to its receive CQ).  So the j-th completion of a
+    CQ is taken for certain once the polls have taken more than the
+    other CQs held: at least j of them came from its CQ.  With one CQ,
+    as the lab has, that is the kernel's order exactly; with several,
+    a completion counts from the first poll that must have taken it,
+    never from one that another CQ's completion may have answered (a
+    loopback QP's WRITE on a CQ of its own is no completion of the real
+    QP's WRITE)."""
+
+    def __init__(self):
+        self.cqs, self.written, self.pending = {}, {}, []
+        self.total = self.polled = 0
+
+    def created(self, e):
+        """A QP: its completions go to its CQs."""
+        self.cqs[num(e.get("qpn"))] = (e.get("send_cq"), e.get("recv_cq"))
+
+    def write(self, e):
+        qpn = num(e.get("qpn"))
+        send, recv = self.cqs.get(qpn, (("qp", qpn), ("qp", qpn)))
+        cq = recv if num(e.get("opcode"), 0) >= WC_RECV else send
+        self.written[cq] = self.written.get(cq, 0) + 1
+        self.total += 1
+        self.pending.append((cq, self.written[cq], e))
+
+    def poll(self, took):
+        """A poll took that many: the completions now taken for certain,
+        as "wc" events, in the kernel's order."""
+        self.polled += max(took, 0)
+        out, left = [], []
+        for cq, j, e in self.pending:
+            if self.polled >= j + self.total - self.written[cq]:
+                out.append(dict(e, _fn="wc"))
+            else:
+                left.append((cq, j, e))
+        self.pending = left
+        return out
+
+
 def parse_ktrace(text):
     """The guest kernel's trace of one run (vm/grader/probes.c), as the
     judges read it: one event per call, {"_fn": name, "_ret": value,
@@ -103,26 +146,25 @@ def parse_ktrace(text):
     ibv_wr_start and ibv_wr_complete (posted by the complete, with its
     result; an ibv_wr_abort posts none); ibv_start_poll and
     ibv_next_poll take one completion each time they return 0."""
-    ev, pending, kernel, batch = [], {}, [], {}
+    ev, pending, polls, batch = [], {}, Polls(), {}
     for line in (text or "").splitlines():
         m = KT_LINE.match(line)
         if not m:
             continue
         tid, name, f = m.group(1), m.group(2), kv(m.group(3))
         if name == "ibv_poll_cq_ret" or name in EX_POLLS:
-            # The poll took the oldest completions the kernel wrote, in
-            # the kernel's order (exact with one CQ; with more, matched
-            # across them in that order): each is a "wc" event now.
+            # The poll took completions the kernel wrote: each taken for
+            # certain is a "wc" event now (Polls).
             took = num(f.get("ret"), 0) if name == "ibv_poll_cq_ret" \
                 else int(num(f.get("ret"), -1) == 0)
-            for _ in range(max(took, 0)):
-                if kernel:
-                    ev.append(dict(kernel.pop(0), _fn="wc"))
+            ev.extend(polls.poll(took))
             continue
         if name.endswith("_ret"):
             for e in pending.pop((tid, name[:-4]), []):
                 e["_ret"] = f.get("ret", "")
                 e.update((k, v) for k, v in f.items() if k != "ret")
+                if e["_fn"] == "ibv_create_qp" and created(e["_ret"]):
+                    polls.created(e)
             continue
         # The extended API's requests wait in their QP's list until
         # ibv_wr_complete posts them.
@@ -152,7 +194,7 @@ def parse_ktrace(text):
             e["imm"] = "0x%08x" % (bswap32(num(f.get("imm"), 0)) if
                                    num(f.get("flags"), 0) & 2 else 0)
             e["_ret"], e["_fn"] = "0", "kwc"
-            kernel.append(e)
+            polls.write(e)
         elif name == "ibv_modify_qp":
             e["dgid"] = "-"
             if num(f.get("mask"), 0) & QP_AV:
@@ -222,39 +264,82 @@ def signal_at(tr, side, signal, peer_ip):
     return None
 
 
-def recvs_before(tr, at):
-    """Receive requests posted (returned 0) before event at."""
+def recvs_before(tr, at, qpn):
+    """Receive requests posted (returned 0) to QP qpn before event at:
+    another QP's receives take none of its messages."""
     return sum(num(e.get("n"), 1) for e in tr[:at or 0]
-               if e["_fn"] == "ibv_post_recv" and e["_ret"] == "0")
+               if e["_fn"] == "ibv_post_recv" and e["_ret"] == "0" and
+               num(e.get("qpn")) == qpn)
 
 
-def notice_early(tr, at, opcodes):
-    """The notice at event at went before the program had taken a
-    successful completion of each opcode in opcodes from its CQ (True:
-    early, or never taken), after them (False), or never went (None: a
-    missing fact, never a pass).  Taken, not only written by the kernel:
-    whether the ACK beat the notice is the timing of one run."""
+def taken(tr, qpn):
+    """The send requests of QP qpn that the program has seen complete, by
+    the verbs' rules: [(i, opcode, ok)], i the index in tr of the
+    completion it took ("wc") that completed the request, opcode the
+    request's completion opcode (IBV_WC_*), ok whether it succeeded.  A
+    successful completion completes its own request and every
+    unsignaled one posted before it on the same send queue (sq_sig_all
+    signals them all); a failed one, only the oldest request (rxe's
+    completer, do_complete, writes one for a failed unsignaled request
+    too: from its source, not yet seen in a run).  A completion of
+    another QP completes nothing here."""
+    sig_all, held, out = 0, [], []
+    for i, e in enumerate(tr):
+        fn = e["_fn"]
+        if num(e.get("qpn")) != qpn:
+            continue
+        if fn == "ibv_create_qp" and created(e["_ret"]):
+            sig_all = num(e.get("sig_all"), 0)
+        elif fn == "ibv_post_send" and e["_ret"] == "0":
+            held.append((sig_all or num(e.get("flags"), 0) & SEND_SIGNALED,
+                         WR_COMPLETION.get(num(e.get("opcode"), -1))))
+        elif fn == "wc" and num(e.get("opcode"), WC_RECV) < WC_RECV:
+            ok = num(e.get("status")) == 0
+            while held:
+                signaled, op = held.pop(0)
+                if signaled or not ok:
+                    break
+                out.append((i, op, True))
+            # The completion's own request: its opcode is the wc's.
+            out.append((i, num(e.get("opcode")), ok))
+    return out
+
+
+def notice_early(tr, at, opcodes, qpn):
+    """The notice at event at went before the program had seen a
+    successful completion of each opcode in opcodes on QP qpn (True:
+    early, or never seen), after them (False), or never went (None: a
+    missing fact, never a pass).  Seen, not only written by the kernel:
+    whether the ACK beat the notice is the timing of one run; seen by
+    the verbs' rules (taken): an unsignaled request is complete once a
+    later signaled one's completion of its send queue is polled."""
     if at is None:
         return None
     left = list(opcodes)
-    for e in tr[:at]:
-        if e["_fn"] == "wc" and num(e.get("status")) == 0 and \
-                num(e.get("opcode")) in left:
-            left.remove(num(e.get("opcode")))
+    for i, op, ok in taken(tr, qpn):
+        if i < at and ok and op in left:
+            left.remove(op)
     return bool(left)
 
 
-def write_done_early(tr, peer_ip):
-    """A client's write notice: before its WRITE completed (True), after
-    (False), never sent (None)."""
+def write_done_early(tr, peer_ip, qpn):
+    """A client's write notice: before its WRITE on QP qpn completed
+    (True), after (False), never sent (None)."""
     return notice_early(tr, signal_at(tr, "client", "write_done", peer_ip),
-                        [WC_RDMA_WRITE])
+                        [WC_RDMA_WRITE], qpn)
 
 
-def good_wcs(tr, opcode):
-    """The successful completions of that opcode polled, in order."""
-    return [e for e in tr if e["_fn"] == "wc" and
-            num(e.get("opcode")) == opcode and num(e.get("status")) == 0]
+def good_wcs(tr, opcode, qpn):
+    """The successful completions of that opcode of QP qpn the program
+    has seen, in order: a receive's as the kernel wrote it, a send
+    request's by the verbs' rules (taken: then the completion that
+    completed it)."""
+    if opcode >= WC_RECV:
+        return [e for e in tr if e["_fn"] == "wc" and
+                num(e.get("qpn")) == qpn and
+                num(e.get("opcode")) == opcode and
+                num(e.get("status")) == 0]
+    return [tr[i] for i, op, ok in taken(tr, qpn) if ok and op == opcode]
 
 
 def created(ret):

@@ -7,6 +7,7 @@ from .kernel import created, parse_ktrace
 from ..codes import WAIT_CODES, known, split_code
 from ..lab import POINTS, STEP_NAMES
 from ..text import kv, num, read
+from ..verbs import QPS_RTR
 
 
 def parse_output(out, err):
@@ -167,3 +168,25 @@ def qpn_of(X):
         return num(X.val("create_resources", "qpn"))
     q = X.calls("ibv_create_qp", lambda e: created(e["_ret"]))
     return num(q[-1].get("qpn")) if q else None
+
+
+def connections(X):
+    """(QPN, dest QPN) of X's successful RTR transitions, in order."""
+    return [(num(e.get("qpn")), num(e.get("dest_qpn"))) for e in X.calls(
+        "ibv_modify_qp", lambda e: e["_ret"] == "0" and
+        num(e.get("state")) == QPS_RTR)]
+
+
+def judged_qpn(X, Y):
+    """The QPN of X's QP that its peer Y talks to, whose events alone the
+    race judges read (another QP's receives, completions and requests
+    neither help nor hurt): the number the reference peer received in
+    the exchange; else the last QP of X that a QP of Y connected to and
+    that connected back to it; else X's last QP."""
+    if Y.who == "ref" and num(Y.val("exchange", "remote_qpn")) is not None:
+        return num(Y.val("exchange", "remote_qpn"))
+    mine = connections(X)
+    for theirs, q in reversed(connections(Y)):
+        if (q, theirs) in mine:
+            return q
+    return qpn_of(X)

@@ -10,12 +10,10 @@ verdict is the same on every run."""
 from .kernel import created
 from ..lab import STEP_WR
 from ..text import num
-from ..verbs import SEND_SIGNALED
+from ..verbs import SEND_SIGNALED, WC_RECV
 
 # The step that posts each request (lab.py's STEP_WR, turned round).
 WR_STEP = {op: step for step, ops in STEP_WR.items() for op in ops}
-# A completion of the receive queue has an opcode from here on.
-WC_RECV = 128
 
 
 def overflows(trace):

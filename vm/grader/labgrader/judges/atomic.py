@@ -188,14 +188,14 @@ def client(ev, c):
     pf = P.fails.get("atomic") or ""
     if S.ok("atomic") and wrong:
         c.bad(want + ": " + wrong[0], seen_atomics(ev), wrong[1])
-    if S.ok("atomic") and not (good_wcs(ev.tr, WC_FETCH_ADD) and
-                               good_wcs(ev.tr, WC_COMP_SWAP)):
+    if S.ok("atomic") and not (good_wcs(ev.tr, WC_FETCH_ADD, ev.jqpn) and
+                               good_wcs(ev.tr, WC_COMP_SWAP, ev.jqpn)):
         c.bad("successful FETCH_ADD and COMP_SWAP completions of your "
               "QP", "not both in the kernel's trace",
               HINTS["atomic_traced"])
     early = notice_early(ev.tr, signal_at(
         ev.tr, "client", "atomic_done", ev.peer.get("ip")),
-        [WC_FETCH_ADD, WC_COMP_SWAP])
+        [WC_FETCH_ADD, WC_COMP_SWAP], ev.jqpn)
     if S.ok("atomic") and early is not False:
         c.bad("both atomics' completions before lab_send_atomic_done()",
               "the atomic notice went out before them" if early else

@@ -1,7 +1,7 @@
 """What every judge shares: the Check of a step, the Evidence of one
 student side in one pairing, and the verdicts common to all steps."""
 from ..evidence.kernel import created, recvs_before, signal_at
-from ..evidence.peer import qpn_of, server_mrs
+from ..evidence.peer import judged_qpn, qpn_of, server_mrs
 from ..evidence.wire import (acked, rnr_naks, wire_atomics, wire_messages,
                              wire_reads)
 from ..codes import known
@@ -72,8 +72,13 @@ class Evidence:
         self.cli_qpn = qpn_of(pair["client"])
         self.naks = rnr_naks(packets, self.srv_ip, self.msgs) \
             if side == "server" else []
+        # The QP the peer talks to, on each side: the race judges read
+        # its events alone.
+        self.jqpn = judged_qpn(S, self.P)
+        self.peer_jqpn = judged_qpn(self.P, S)
         at = signal_at(self.tr, side, "barrier", self.peer.get("ip"))
-        self.posted, self.barrier = recvs_before(self.tr, at), at is not None
+        self.posted = recvs_before(self.tr, at, self.jqpn)
+        self.barrier = at is not None
 
         # Part two: the client's READs and atomics on the server's QP, and
         # the server's MRs they must target.

@@ -79,7 +79,7 @@ def client(ev, c):
             not mr_of(mrs, r["reth"][0], r["reth"][1]) \
             else HINTS["read_data"]
         c.bad(want, describe_reads(reads), hint)
-    if S.ok("read") and not good_wcs(ev.tr, WC_RDMA_READ):
+    if S.ok("read") and not good_wcs(ev.tr, WC_RDMA_READ, ev.jqpn):
         c.bad("a successful RDMA READ completion polled by your process",
               "none in its trace", HINTS["read_traced"])
     if not S.ok("read") and S.reached("read"):

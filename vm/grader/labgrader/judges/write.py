@@ -19,7 +19,8 @@ def server(ev, c):
     # A student client's notice before its WRITE's completion is the
     # cause of what this server then read, and of what the wire
     # carried: that is the hint, whatever check below fails.
-    if P.who == "student" and write_done_early(P.trace, ev.ip):
+    if P.who == "student" and write_done_early(P.trace, ev.ip,
+                                                ev.peer_jqpn):
         c.hint = HINTS["early_notice"]
     if S.ok("write") and not write_received(
             S.val("write", "received"), wmsg, ev.msg):
@@ -62,7 +63,7 @@ def client(ev, c):
     # the client may reuse its buffer (the driver clears it for read)
     # before the device has sent it all.  Seen on kernel 6.12's rxe:
     # the reference received other bytes.
-    early = write_done_early(tr, ev.peer.get("ip"))
+    early = write_done_early(tr, ev.peer.get("ip"), ev.jqpn)
     if S.ok("write") and early is not False:
         c.bad("the WRITE's completion before lab_send_write_done()",
               "the write notice went out before the WRITE completed"

@@ -24,7 +24,7 @@ def server(ev, c):
     barrier."""
     S, wire, msg, imm = ev.S, ev.wire, ev.msg, ev.imm
     good = good_writes(ev)
-    wcs = good_wcs(ev.tr, WC_RECV_RDMA_WITH_IMM)
+    wcs = good_wcs(ev.tr, WC_RECV_RDMA_WITH_IMM, ev.jqpn)
     if S.ok("write_imm"):
         got = num(S.val("write_imm", "imm"))
         text = S.val("write_imm", "received") or ""
