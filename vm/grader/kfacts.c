@@ -176,8 +176,7 @@ static const struct btf_type *kf_type(uint32_t id)
 {
 	if (id >= kf_base.first && id - kf_base.first < kf_base.n)
 		return kf_base.types[id - kf_base.first];
-	if (kf_mod.types && id >= kf_mod.first &&
-	    id - kf_mod.first < kf_mod.n)
+	if (kf_mod.types && id >= kf_mod.first && id - kf_mod.first < kf_mod.n)
 		return kf_mod.types[id - kf_mod.first];
 	return NULL;
 }
@@ -228,9 +227,9 @@ static const struct btf_type *kf_member(const struct btf_type *t,
 	uint32_t i, vlen = BTF_INFO_VLEN(t->info);
 
 	for (i = 0; i < vlen; i++) {
-		uint32_t bits = BTF_INFO_KFLAG(t->info) ?
-					BTF_MEMBER_BIT_OFFSET(m[i].offset) :
-					m[i].offset;
+		uint32_t bits = BTF_INFO_KFLAG(t->info)
+					? BTF_MEMBER_BIT_OFFSET(m[i].offset)
+					: m[i].offset;
 		const struct btf_type *mt = kf_resolve(m[i].type);
 		long sub = 0;
 
@@ -324,8 +323,8 @@ static long kf_off(const char *sname, const char *path, const char **type)
 }
 
 /* One field: " NAME=+OFF(FROM):TYPE" appended to buf. */
-static int kf_field(char *buf, size_t size, const char *name,
-		    const char *from, const char *sname, const char *path)
+static int kf_field(char *buf, size_t size, const char *name, const char *from,
+		    const char *sname, const char *path)
 {
 	const char *type = "x64";
 	long off = kf_off(sname, path, &type);
@@ -346,8 +345,7 @@ struct kf_spec {
 	const char *name, *from, *sname, *path;
 };
 
-static int kf_fields(char *buf, size_t size, const struct kf_spec *s,
-		     size_t n)
+static int kf_fields(char *buf, size_t size, const struct kf_spec *s, size_t n)
 {
 	int bad = 0;
 	size_t i;
@@ -387,8 +385,10 @@ int kfacts_print(void)
 		{ "send_cq", "$arg3", "ib_qp_init_attr", "send_cq" },
 		{ "recv_cq", "$arg3", "ib_qp_init_attr", "recv_cq" },
 		{ "srq", "$arg3", "ib_qp_init_attr", "srq" },
-		{ "max_send_wr", "$arg3", "ib_qp_init_attr", "cap.max_send_wr" },
-		{ "max_recv_wr", "$arg3", "ib_qp_init_attr", "cap.max_recv_wr" },
+		{ "max_send_wr", "$arg3", "ib_qp_init_attr",
+		  "cap.max_send_wr" },
+		{ "max_recv_wr", "$arg3", "ib_qp_init_attr",
+		  "cap.max_recv_wr" },
 		{ "max_send_sge", "$arg3", "ib_qp_init_attr",
 		  "cap.max_send_sge" },
 		{ "max_recv_sge", "$arg3", "ib_qp_init_attr",
@@ -449,7 +449,8 @@ int kfacts_print(void)
 
 	printf("p:lab/k_mr rxe_reg_user_mr pd=$arg1:x64 start=$arg2:x64 "
 	       "len=$arg3:u64 iova=$arg4:x64 access=$arg5:x32\n");
-	snprintf(buf, sizeof(buf), "r:lab/k_mr_ret rxe_reg_user_mr "
+	snprintf(buf, sizeof(buf),
+		 "r:lab/k_mr_ret rxe_reg_user_mr "
 		 "ret=$retval:x64");
 	bad |= kf_fields(buf, sizeof(buf), mr, N(mr));
 	printf("%s\n", buf);
@@ -459,20 +460,24 @@ int kfacts_print(void)
 	snprintf(buf, sizeof(buf), "p:lab/k_qp ib_create_qp_user pd=$arg2:x64");
 	bad |= kf_fields(buf, sizeof(buf), qp, N(qp));
 	printf("%s\n", buf);
-	snprintf(buf, sizeof(buf), "r:lab/k_qp_ret ib_create_qp_user "
+	snprintf(buf, sizeof(buf),
+		 "r:lab/k_qp_ret ib_create_qp_user "
 		 "ret=$retval:x64");
 	bad |= kf_fields(buf, sizeof(buf), qp_ret, N(qp_ret));
 	printf("%s\n", buf);
 
-	snprintf(buf, sizeof(buf), "p:lab/k_modify ib_modify_qp_with_udata "
+	snprintf(buf, sizeof(buf),
+		 "p:lab/k_modify ib_modify_qp_with_udata "
 		 "qp=$arg1:x64 mask=$arg3:x32");
 	bad |= kf_fields(buf, sizeof(buf), mod, N(mod));
 	/* The 16 bytes of the destination GID, as two numbers. */
 	dgid = kf_off("ib_qp_attr", "ah_attr.grh.dgid", &type);
 	if (dgid < 0)
 		bad |= kf_err("no field in the kernel's BTF:", "dgid");
-	snprintf(from, sizeof(from), " dgid_a=+%ld($arg2):x64 "
-		 "dgid_b=+%ld($arg2):x64", dgid, dgid + 8);
+	snprintf(from, sizeof(from),
+		 " dgid_a=+%ld($arg2):x64 "
+		 "dgid_b=+%ld($arg2):x64",
+		 dgid, dgid + 8);
 	strncat(buf, from, sizeof(buf) - strlen(buf) - 1);
 	printf("%s\n", buf);
 	printf("r:lab/k_modify_ret ib_modify_qp_with_udata ret=$retval:s32\n");
@@ -482,7 +487,8 @@ int kfacts_print(void)
 	/* ib_uverbs holds struct ib_uobject whole. */
 	if (kf_module("ib_uverbs"))
 		return 1;
-	snprintf(buf, sizeof(buf), "p:lab/k_uobj_free uverbs_destroy_uobject "
+	snprintf(buf, sizeof(buf),
+		 "p:lab/k_uobj_free uverbs_destroy_uobject "
 		 "why=$arg2:s32");
 	bad |= kf_fields(buf, sizeof(buf), uobj, N(uobj));
 	printf("%s\n", buf);

@@ -3,7 +3,7 @@ the reference peer's lines are trusted, a student's are not."""
 import os
 import re
 
-from .kernel import created, parse_ktrace
+from .kernel import kmade, parse_ktrace
 from ..codes import known, split_code
 from ..lab import POINTS, STEP_NAMES
 from ..text import kv, num, read
@@ -66,8 +66,9 @@ def write_received(got, wmsg, msg):
 
 
 def server_mrs(X):
-    """The MRs of the server X: traced for a student (with their access),
-    printed by the reference (access None: the reference's is right)."""
+    """The MRs of the server X: the kernel's for a student (with their
+    access), printed by the reference (access None: the reference's is
+    right)."""
     if X.who == "ref":
         a = num(X.val("create_resources", "buf"))
         n = num(X.val("create_resources", "len"))
@@ -76,7 +77,7 @@ def server_mrs(X):
             {"addr": a, "len": n, "rkey": k, "access": None}]
     return [{"addr": num(m.get("addr"), -1), "len": num(m.get("len"), 0),
              "rkey": num(m.get("rkey")), "access": num(m.get("access"), 0)}
-            for m in X.calls("ibv_reg_mr", lambda e: created(e["_ret"]))]
+            for m in X.calls("k_mr", kmade)]
 
 
 def mr_of(mrs, va, rkey, size=1):
@@ -149,8 +150,8 @@ class Side:
 
 
 def qpn_of(X):
-    """A side's QPN: traced for a student, printed by the reference."""
+    """A side's QPN: the kernel's for a student, printed by the reference."""
     if X.who == "ref":
         return num(X.val("create_resources", "qpn"))
-    q = X.calls("ibv_create_qp", lambda e: created(e["_ret"]))
+    q = X.calls("k_qp", kmade)
     return num(q[-1].get("qpn")) if q else None
