@@ -1,6 +1,6 @@
 """The judge of step create_resources (docs/grading.md, "Scoring and
 evidence")."""
-from ..evidence.kernel import kmade
+from ..evidence.kernel import created, kmade
 from ..hints import HINTS
 from ..text import num
 from ..verbs import ACCESS_REMOTE_WRITE, QPT_RC
@@ -31,11 +31,22 @@ def judge_create_resources(ev, c):
                   "MR access: " + ", ".join(
                       m.get("access", "?") for m in mrs),
                   HINTS["mr_remote"])
-
-    # Also when the step failed: the scaffolding refuses such a CQ.  The
-    # kernel gives a CQ made on a completion channel that channel's event
-    # queue as its context (ib_cq.cq_context); without one, none.
-    if cqs and not any(num(e.get("ch"), 0) for e in cqs):
+        # The kernel gives a CQ made on a completion channel that
+        # channel's event queue as its context (ib_cq.cq_context).
+        if cqs and off_channel(cqs):
+            c.bad("ibv_create_cq() on the completion channel",
+                  "the kernel's CQ has no completion channel",
+                  HINTS["cq_channel"])
+    # Also when the step failed (the scaffolding refuses such a CQ): the
+    # hint, when the program made a channel (its call, a hint's evidence)
+    # and no CQ of the kernel's is on one.
+    elif cqs and off_channel(cqs) and S.calls(
+            "ibv_create_comp_channel", lambda e: created(e["_ret"])):
         c.bad("ibv_create_cq() on the completion channel",
               "the kernel's CQ has no completion channel",
               HINTS["cq_channel"])
+
+
+def off_channel(cqs):
+    """No CQ of the kernel's is on a completion channel."""
+    return not any(num(e.get("ch"), 0) for e in cqs)
