@@ -215,9 +215,11 @@ grader-tools: $(GRADER_TOOLS)
 $(TOOLS)/libtrace.so: vm/grader/tracer.c out/arch
 	@mkdir -p $(@D)
 	$(CC) $(TOOLS_CFLAGS) -shared -fPIC -o $@.$$$$.tmp $< -ldl && mv $@.$$$$.tmp $@
-$(TOOLS)/probes: vm/grader/probes.c out/arch
+$(TOOLS)/probes: vm/grader/probes.c vm/grader/kfacts.c vm/grader/kfacts.h \
+		out/arch
 	@mkdir -p $(@D)
-	$(CC) $(TOOLS_CFLAGS) -o $@.$$$$.tmp $< -libverbs && mv $@.$$$$.tmp $@
+	$(CC) $(TOOLS_CFLAGS) -o $@.$$$$.tmp $(filter %.c,$^) -libverbs && \
+		mv $@.$$$$.tmp $@
 $(TOOLS)/skew: vm/grader/skew.c out/arch
 	@mkdir -p $(@D)
 	$(CC) $(TOOLS_CFLAGS) -o $@.$$$$.tmp $< -libverbs && mv $@.$$$$.tmp $@

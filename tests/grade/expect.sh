@@ -183,24 +183,30 @@ expect_own_lines() {
 }
 
 # expect_hostile: each hostile submission gets its score and its report
-# shows its text; one that keeps full marks keeps part two's too.
+# shows its text; one that keeps full marks keeps part two's too; each
+# step its seed names (# lost: STEP...) scores 0.
 expect_hostile() {
-	local f name want text two got
+	local f name want text two got lost s kept
 	for f in tests/grade/hostile/*.sed; do
 		name=$(basename "$f" .sed)
 		want=$(sed -n 's/^# score: //p' "$f")
 		text=$(sed -n 's/^# text: //p' "$f")
+		lost=$(sed -n 's/^# lost: //p' "$f")
 		two=''
 		[ "$want" != 20 ] || [ -z "$max2" ] || two=$max2
-		if [ "$(score "$name")" = "$want" ] &&
+		kept=''
+		for s in $lost; do
+			[ "$(step_score "$name" "$s")" = 0 ] || kept="$kept $s"
+		done
+		if [ "$(score "$name")" = "$want" ] && [ -z "$kept" ] &&
 			{ [ -z "$two" ] || [ "$(part2 "$name")" = "$two" ]; } &&
 			grep -Eq -- "$text" "$x_rep/$name/report.txt"; then
 			ok "hostile $name: $want/20${two:+, part two $two/$two}," \
-				"report says /$text/"
+				"report says /$text/${lost:+, lost $lost}"
 		else
 			got="$(score "$name")/20${two:+, part two $(part2 "$name")/$two}"
-			fail "hostile $name: $got, wanted $want and /$text/" \
-				"$x_rep/$name/report.txt"
+			fail "hostile $name: $got${kept:+, kept$kept}, wanted" \
+				"$want and /$text/" "$x_rep/$name/report.txt"
 		fi
 	done
 }

@@ -32,6 +32,7 @@ KT_LINE = re.compile(r"^\s*\S*-(\d+)\s+\[\d+\]\s+\S+\s+\d+\.\d+: "
                      r"(\w+): \([^)]*\)((?: \w+=-?\w+)*)$")
 WR_ATOMICS = (5, 6)  # IBV_WR_ATOMIC_CMP_AND_SWP, IBV_WR_ATOMIC_FETCH_AND_ADD
 QP_AV = 0x80         # IBV_QP_AV
+AH_GRH = 1           # IB_AH_GRH, of the kernel's rdma_ah_attr.ah_flags
 
 # The extended API's calls that make an object the classic call makes:
 # one record whichever call made it.
@@ -195,13 +196,22 @@ def parse_ktrace(text):
                                    num(f.get("flags"), 0) & 2 else 0)
             e["_ret"], e["_fn"] = "0", "kwc"
             polls.write(e)
-        elif name == "ibv_modify_qp":
+        elif name in ("ibv_modify_qp", "k_modify"):
             e["dgid"] = "-"
             if num(f.get("mask"), 0) & QP_AV:
                 raw = struct.pack("<QQ", num(f.get("dgid_a"), 0),
                                   num(f.get("dgid_b"), 0))
                 e["dgid"] = ":".join("%02x%02x" % (raw[i], raw[i + 1])
                                      for i in range(0, 16, 2))
+            if name == "k_modify":
+                # The kernel's rdma_ah_attr says GRH in its ah_flags.
+                e["is_global"] = str(num(f.get("ah_flags"), 0) & AH_GRH)
+        elif name == "k_qp":
+            # enum ib_sig_type: IB_SIGNAL_ALL_WR is 0.
+            e["sig_all"] = str(int(num(f.get("sig_type"), 1) == 0))
+        elif name == "k_mr":
+            # Remote accesses name the MR by its iova.
+            e["addr"] = f.get("iova")
         elif name == "ibv_post_send":
             # The first request of the list, and the second when next
             # says there is one (its fields end in 2).
@@ -355,6 +365,62 @@ DESTROYS = {"ibv_free_device_list": "list", "ibv_close_device": "ctx",
             "ibv_dealloc_pd": "pd", "ibv_destroy_comp_channel": "ch",
             "ibv_destroy_cq": "cq", "ibv_dereg_mr": "mr",
             "ibv_destroy_qp": "qp"}
+
+
+# The kernel's own record of the program's objects (vm/grader/kfacts.c):
+# each create, what it made and which argument names it, and each destroy
+# with the argument that names its object.
+KMADE = {"k_pd": "PD", "k_cq": "CQ", "k_mr": "MR", "k_qp": "QP"}
+KFREES = {"k_pd_free": "pd", "k_cq_free": "cq", "k_mr_free": "mr",
+          "k_qp_free": "qp"}
+# Why uverbs_destroy_uobject removed an object (enum rdma_remove_reason):
+# the program's own destroy, or one never handed to the program (a create
+# the kernel undid); any other (its file closed, its process ended) is
+# the kernel cleaning up after the program.
+REMOVE_DESTROY, REMOVE_ABORT = 0, 3
+ERR_PTR = (1 << 64) - 4095  # the kernel's ERR_PTR values lie above
+
+
+def kmade(e):
+    """The kernel pointer of the object a kernel create record made, or
+    None when it made none: the PD's and CQ's are their argument (the
+    driver returned 0), the MR's and QP's the pointer returned."""
+    fn = e.get("_fn")
+    if fn in ("k_pd", "k_cq"):
+        return e.get(fn[2:]) if e.get("_ret") == "0" else None
+    if fn in ("k_mr", "k_qp"):
+        r = num(e.get("_ret"), 0)
+        return e["_ret"] if 0 < r < ERR_PTR else None
+    return None
+
+
+def kleaks(tr):
+    """The kernel's view of a teardown: the objects (PD, CQ, MR, QP) the
+    program's process made and did not destroy itself ({pointer: (kind,
+    record)}: those the kernel destroyed when their file closed or the
+    process ended are leaks too), and the program's destroys the kernel
+    refused or the driver failed."""
+    live, bad, why = {}, [], {}
+    for e in tr:
+        fn = e["_fn"]
+        if fn in KMADE and kmade(e):
+            live[kmade(e)] = (KMADE[fn], e)
+        elif fn == "k_uobj_free":
+            obj = e.get("obj")
+            why[obj] = num(e.get("why"))
+            if why[obj] == REMOVE_DESTROY and e["_ret"] not in ("0", "") \
+                    and obj in live:
+                bad.append("the kernel refused to destroy %s %s (%s)" % (
+                    live[obj][0], obj, e["_ret"]))
+        elif fn in KFREES:
+            obj = e.get(KFREES[fn])
+            reason = why.pop(obj, None)
+            # A driver's failure is uverbs_destroy_uobject's too: said
+            # above, for the program's own destroys.
+            if obj in live and e["_ret"] == "0" and \
+                    reason in (REMOVE_DESTROY, REMOVE_ABORT):
+                live.pop(obj)
+    return live, bad
 
 
 def leaks(tr):

@@ -3,7 +3,7 @@ the reference peer's lines are trusted, a student's are not."""
 import os
 import re
 
-from .kernel import created, parse_ktrace
+from .kernel import kmade, parse_ktrace
 from ..codes import WAIT_CODES, known, split_code
 from ..lab import POINTS, STEP_NAMES
 from ..text import kv, num, read
@@ -67,8 +67,9 @@ def write_received(got, wmsg, msg):
 
 
 def server_mrs(X):
-    """The MRs of the server X: traced for a student (with their access),
-    printed by the reference (access None: the reference's is right)."""
+    """The MRs of the server X: the kernel's for a student (with their
+    access), printed by the reference (access None: the reference's is
+    right)."""
     if X.who == "ref":
         a = num(X.val("create_resources", "buf"))
         n = num(X.val("create_resources", "len"))
@@ -77,7 +78,7 @@ def server_mrs(X):
             {"addr": a, "len": n, "rkey": k, "access": None}]
     return [{"addr": num(m.get("addr"), -1), "len": num(m.get("len"), 0),
              "rkey": num(m.get("rkey")), "access": num(m.get("access"), 0)}
-            for m in X.calls("ibv_reg_mr", lambda e: created(e["_ret"]))]
+            for m in X.calls("k_mr", kmade)]
 
 
 def mr_of(mrs, va, rkey, size=1):
@@ -163,18 +164,21 @@ class Side:
 
 
 def qpn_of(X):
-    """A side's QPN: traced for a student, printed by the reference."""
+    """A side's QPN: the kernel's for a student, printed by the reference."""
     if X.who == "ref":
         return num(X.val("create_resources", "qpn"))
-    q = X.calls("ibv_create_qp", lambda e: created(e["_ret"]))
+    q = X.calls("k_qp", kmade)
     return num(q[-1].get("qpn")) if q else None
 
 
 def connections(X):
-    """(QPN, dest QPN) of X's successful RTR transitions, in order."""
-    return [(num(e.get("qpn")), num(e.get("dest_qpn"))) for e in X.calls(
-        "ibv_modify_qp", lambda e: e["_ret"] == "0" and
-        num(e.get("state")) == QPS_RTR)]
+    """(QPN, dest QPN) of X's successful RTR transitions as the kernel
+    made them, in order (k_modify names its QP by the kernel's ib_qp,
+    which k_qp returned with its number)."""
+    qpns = {e["_ret"]: num(e.get("qpn")) for e in X.calls("k_qp", kmade)}
+    return [(qpns.get(e.get("qp")), num(e.get("dest_qpn"))) for e in
+            X.calls("k_modify", lambda e: e["_ret"] == "0" and
+                    num(e.get("state")) == QPS_RTR)]
 
 
 def judged_qpn(X, Y):

@@ -7,7 +7,7 @@ slots are all held is the program's mistake whether or not the driver
 took it: rxe frees a slot when the request is acknowledged, so it took
 it or refused it (ENOMEM) by the timing of an ACK.  Judged this way, the
 verdict is the same on every run."""
-from .kernel import created
+from .kernel import kmade
 from ..lab import STEP_WR
 from ..text import num
 from ..verbs import SEND_SIGNALED, WC_RECV
@@ -24,7 +24,7 @@ def overflows(trace):
     queues, out = {}, []
     for e in trace:
         fn, qpn = e["_fn"], num(e.get("qpn"))
-        if fn == "ibv_create_qp" and created(e["_ret"]):
+        if fn == "k_qp" and kmade(e):
             queues[qpn] = (num(e.get("max_send_wr"), 0),
                            num(e.get("sig_all"), 0), [])
         elif fn == "ibv_post_send" and qpn in queues:

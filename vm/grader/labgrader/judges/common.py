@@ -1,6 +1,6 @@
 """What every judge shares: the Check of a step, the Evidence of one
 student side in one pairing, and the verdicts common to all steps."""
-from ..evidence.kernel import created, recvs_before, signal_at
+from ..evidence.kernel import kmade, recvs_before, signal_at
 from ..evidence.peer import judged_qpn, qpn_of, server_mrs
 from ..evidence.wire import (acked, rnr_naks, wire_atomics, wire_messages,
                              wire_reads)
@@ -49,9 +49,12 @@ class Evidence:
         self.ip = self.me.get("ip")
         S = self.S
         self.tr = S.trace
-        self.qps = S.calls("ibv_create_qp", lambda e: created(e["_ret"]))
-        self.mrs = S.calls("ibv_reg_mr", lambda e: created(e["_ret"]))
-        mods = S.calls("ibv_modify_qp")
+        # The objects and transitions as the kernel made them (kfacts.c),
+        # never as the program's calls into libibverbs say: a call the
+        # kernel never saw made nothing.
+        self.qps = S.calls("k_qp", kmade)
+        self.mrs = S.calls("k_mr", kmade)
+        mods = S.calls("k_modify")
         self.rtr = [e for e in mods if num(e.get("state")) == QPS_RTR]
         self.rts = [e for e in mods if num(e.get("state")) == QPS_RTS]
         self.init = [e for e in mods if num(e.get("state")) == QPS_INIT]

@@ -1,6 +1,6 @@
 """The judge of step create_resources (docs/grading.md, "Scoring and
 evidence")."""
-from ..evidence.kernel import created
+from ..evidence.kernel import created, kmade
 from ..hints import HINTS
 from ..text import num
 from ..verbs import ACCESS_REMOTE_WRITE, QPT_RC
@@ -9,19 +9,20 @@ from .registry import judge
 
 @judge("create_resources")
 def judge_create_resources(ev, c):
-    """The objects exist, with the access later steps need."""
+    """The objects exist in the kernel, with the access later steps need:
+    the kernel's record of each (vm/grader/kfacts.c), never the program's
+    calls (a call the kernel never saw made nothing)."""
     S, side, qps, mrs = ev.S, ev.side, ev.qps, ev.mrs
+    cqs = S.calls("k_cq", kmade)
     if S.ok("create_resources"):
-        missing = [n for n, fn in (("PD", "ibv_alloc_pd"),
-                                   ("CQ", "ibv_create_cq"),
-                                   ("channel", "ibv_create_comp_channel"))
-                   if not S.calls(fn, lambda e: created(e["_ret"]))]
+        missing = [n for n, fn in (("PD", "k_pd"), ("CQ", "k_cq"))
+                   if not S.calls(fn, kmade)]
         if not qps or num(qps[-1].get("type")) != QPT_RC:
             missing.append("RC QP")
         if not mrs:
             missing.append("MR")
         if missing:
-            c.bad("PD, channel, CQ, MR, RC QP created",
+            c.bad("PD, channel, CQ, MR, RC QP created (in the kernel)",
                   "not created: " + ", ".join(missing), HINTS["objects"])
         if side == "server" and not any(
                 num(m.get("access"), 0) & ACCESS_REMOTE_WRITE
@@ -30,12 +31,22 @@ def judge_create_resources(ev, c):
                   "MR access: " + ", ".join(
                       m.get("access", "?") for m in mrs),
                   HINTS["mr_remote"])
-
-    # Also when the step failed: the scaffolding refuses such a CQ.
-    chans = {e["_ret"] for e in S.calls(
-        "ibv_create_comp_channel", lambda e: created(e["_ret"]))}
-    cqs = S.calls("ibv_create_cq", lambda e: created(e["_ret"]))
-    if chans and cqs and not any(e.get("ch") in chans for e in cqs):
+        # The kernel gives a CQ made on a completion channel that
+        # channel's event queue as its context (ib_cq.cq_context).
+        if cqs and off_channel(cqs):
+            c.bad("ibv_create_cq() on the completion channel",
+                  "the kernel's CQ has no completion channel",
+                  HINTS["cq_channel"])
+    # Also when the step failed (the scaffolding refuses such a CQ): the
+    # hint, when the program made a channel (its call, a hint's evidence)
+    # and no CQ of the kernel's is on one.
+    elif cqs and off_channel(cqs) and S.calls(
+            "ibv_create_comp_channel", lambda e: created(e["_ret"])):
         c.bad("ibv_create_cq() on the completion channel",
-              "ibv_create_cq(ch=%s)" % cqs[-1].get("ch"),
+              "the kernel's CQ has no completion channel",
               HINTS["cq_channel"])
+
+
+def off_channel(cqs):
+    """No CQ of the kernel's is on a completion channel."""
+    return not any(num(e.get("ch"), 0) for e in cqs)

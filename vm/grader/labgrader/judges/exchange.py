@@ -45,7 +45,9 @@ def judge_exchange(ev, c):
                       got.get("remote_rkey"), exch_hint(
                           "rkey", rkey, num(tgt[0].get("rkey")),
                           HINTS["exch_addr"]))
-        idx = num(rtr[-1].get("sgid_idx")) if rtr else num(
+        # The kernel has an SGID index only for an RTR with a GRH.
+        idx = num(rtr[-1].get("sgid_idx")) if rtr and num(
+            rtr[-1].get("is_global")) else num(
             S.val("open_device", "gid_idx"))
         gid = me["gids"].get(idx, ("?", ""))[0]
         if got.get("remote_gid") != gid:
