@@ -443,17 +443,21 @@ class FakeSide:
 
 
 def rtr(qpn, dest):
-    return {"_fn": "ibv_modify_qp", "_ret": "0", "qpn": qpn,
-            "state": str(verbs.QPS_RTR), "dest_qpn": dest}
+    """The kernel's records of a QP made and taken to RTR (kfacts.c):
+    k_modify names the QP by the ib_qp pointer that k_qp returned."""
+    qp = "0xffff888000%06x" % int(qpn, 16)
+    return [{"_fn": "k_qp", "_ret": qp, "qpn": qpn},
+            {"_fn": "k_modify", "_ret": "0", "qp": qp,
+             "state": str(verbs.QPS_RTR), "dest_qpn": dest}]
 
 
 # The judged QP: the one the reference received, else the one both
 # students connected; a decoy made last is not it.
-srv = FakeSide("student", events() + [rtr("0x11", "0x31"),
-                                      rtr("0x12", "0x12")])
+srv = FakeSide("student", events() + rtr("0x11", "0x31") +
+               rtr("0x12", "0x12"))
 ref = FakeSide("ref", [], {("exchange", "remote_qpn"): "0x000011"})
 # The client connects its decoy 0x33 to the server's decoy last.
-cli = FakeSide("student", [rtr("0x31", "0x11"), rtr("0x33", "0x12")])
+cli = FakeSide("student", rtr("0x31", "0x11") + rtr("0x33", "0x12"))
 check("judged_qp_is_the_connected_one",
       peer.judged_qpn(srv, ref) == 0x11 and
       peer.judged_qpn(srv, cli) == 0x11 and
