@@ -19,12 +19,18 @@ import os
 import re
 
 from .hints import HINTS
-from .lab import STEP_NAMES
+from .lab import PART, STEP_NAMES
 from .reports import part_totals
 from .text import read, write_atomic
 
 # The rounds of a student: NAME/round-K/ with its result.json and standins
 # (the steps stood in for, on one line; none in round 1).
+# The seconds of runs a student's rounds may use before no more are run
+# (run_seconds): a correct submission's three pairings take about 4 s,
+# a round whose program fails by a wait about 20 s, one that talks
+# until it is stopped 36 s (3 x RUN_TIMEOUT).  Steps a round would have
+# judged again keep the last round's verdict, with a note that says so.
+ROUND_BUDGET_S = 45
 ROUND_DIR = re.compile(r"^round-(\d+)$")
 
 
@@ -37,18 +43,25 @@ def todo_steps(source):
 
 
 def first_failure(result, standins):
-    """(failed, blamed): the first step, in order, that is neither stood in
-    for nor passed, and the step its cause is in: itself, or an earlier
-    step not yet stood in for whose code the judge named (the "cause" of
-    a step's result, from its hint: hints.CAUSE).  (None, None): none."""
+    """(failed, cause, blamed): the first step, in order, that is neither
+    stood in for nor passed; the step its cause is in, which the next
+    round stands in for: itself, or an earlier step not yet stood in for
+    whose code the judge named (the "cause" of a step's result, from its
+    hint: hints.CAUSE); and the step that loses the points: the cause,
+    when it is of the failed step's part, else the failed step itself (a
+    core step's code that only part two finds wanting costs part two,
+    so a course of the core alone never sees it).  (None, None, None):
+    none."""
     for s in STEP_NAMES:
         st = result["steps"].get(s)
         if s not in standins and st and not st["passed"]:
             c = st.get("cause")
             ok = c in STEP_NAMES and c not in standins and \
                 STEP_NAMES.index(c) < STEP_NAMES.index(s)
-            return s, c if ok else s
-    return None, None
+            if not ok:
+                return s, s, s
+            return s, c, c if PART[c] == PART[s] else s
+    return None, None, None
 
 
 def next_standins(rounds, source):
@@ -58,15 +71,15 @@ def next_standins(rounds, source):
     standins, result = rounds[-1]
     if result.get("compile_error") or result.get("env_error"):
         return None
-    f, blamed = first_failure(result, standins)
+    f, cause, _ = first_failure(result, standins)
     if f is None:
         return None
     todo = set(todo_steps(source))
-    nxt = set(standins) | {blamed} | todo
+    nxt = set(standins) | {cause} | todo
     # Judged again: what this round did not pass, of the student's own,
     # after the step stood in for (the failed step itself, when the
     # cause was an earlier one).
-    later = STEP_NAMES[STEP_NAMES.index(blamed) + 1:]
+    later = STEP_NAMES[STEP_NAMES.index(cause) + 1:]
     left = [s for s in later if s not in nxt and
             not result["steps"].get(s, {"passed": True})["passed"]]
     if not left:
@@ -74,17 +87,34 @@ def next_standins(rounds, source):
     return [s for s in STEP_NAMES if s in nxt]
 
 
+def note_unjudged(result):
+    """Each failed step after the first says so when the rounds stopped
+    at the budget (merge)."""
+    if not result.get("rounds_stopped"):
+        return
+    failed = [s for s in STEP_NAMES if not result["steps"][s]["passed"]]
+    for s in failed[1:]:
+        result["steps"][s]["evidence"].append(
+            "  " + result["rounds_stopped"])
+
+
 def merge(rounds, source):
     """One result from the rounds: each step's verdict from the round
     that decides it (the module's rule), with where it came from."""
     base = json.loads(json.dumps(rounds[-1][1]))
+    if over_budget(rounds) and next_standins(rounds, source):
+        note = "  not judged again on your own code: this submission's " \
+            "rounds stopped after %.0f s of runs (%d s per student)" % (
+                run_seconds(rounds), ROUND_BUDGET_S)
+        base["rounds_stopped"] = note.strip()
     if len(rounds) == 1:
+        note_unjudged(base)
         return base
     todo = set(todo_steps(source))
     # The round in which each blamed step was blamed, for which failure.
     firsts = {}
     for k, (standins, result) in enumerate(rounds[:-1]):
-        f, blamed = first_failure(result, standins)
+        f, _, blamed = first_failure(result, standins)
         if f is not None and blamed not in firsts:
             firsts[blamed] = (k, f)
     steps = {}
@@ -118,6 +148,7 @@ def merge(rounds, source):
         st["standins"] = list(rounds[k][0])
         steps[s] = st
     base["steps"] = steps
+    note_unjudged(base)
     base["rounds"] = [{"round": k + 1, "standins": list(si)}
                       for k, (si, _) in enumerate(rounds)]
     # What the student sees of the program's own lines: round 1's, the
@@ -150,12 +181,33 @@ def load(student):
     return rounds
 
 
+def run_seconds(rounds):
+    """What a student's rounds cost the guests so far: the seconds of its
+    pairings' windows, less what the host made the guests wait for a CPU
+    (result.json's guest_cpu, starved.py), so that a busy host does not
+    spend a student's budget."""
+    total = 0.0
+    for _, result in rounds:
+        for cpu in (result.get("guest_cpu") or {}).values():
+            total += max(0.0, cpu["window"] - max(cpu["server"][1],
+                                                  cpu["client"][1]))
+    return total
+
+
+def over_budget(rounds):
+    """The rounds so far used ROUND_BUDGET_S: no more (a program whose
+    every step talks until it is stopped would get a round per step, 36 s
+    each)."""
+    return run_seconds(rounds) > ROUND_BUDGET_S
+
+
 def cmd_next_round(student):
     """The stand-ins of the student's next round, on one line; nothing
-    when every step of the student's own is judged."""
+    when every step of the student's own is judged, or the rounds so far
+    used the student's budget."""
     rounds = load(student)
     nxt = None
-    if len(rounds) <= len(STEP_NAMES):
+    if len(rounds) <= len(STEP_NAMES) and not over_budget(rounds):
         source = read(os.path.join(student, "main.c")) or ""
         nxt = next_standins(rounds, source)
     if nxt:

@@ -99,13 +99,10 @@ def cmd_analyze(resdir, rundir, dest):
         result["steps"][s] = {"score": pts if ok else 0, "max": pts,
                               "part": PART[s], "passed": ok,
                               "evidence": ev, "hint": hint}
-        # A cause in an earlier step's code (rounds.py blames it), of
-        # the same part: a core step's code that only part two's
-        # operations find wanting (REMOTE_READ, read credits, the third
-        # receive) costs the part-two step that found it, so that a
-        # course of the core alone never sees it.
+        # A cause in an earlier step's code (rounds.py stands it in,
+        # and blames it within the failed step's part).
         cause = CAUSE_OF_HINT.get(hint) if not ok else None
-        if cause in STEP_NAMES and PART[cause] == PART[s] and \
+        if cause in STEP_NAMES and \
                 STEP_NAMES.index(cause) < STEP_NAMES.index(s):
             result["steps"][s]["cause"] = cause
     # Student's own lines, marked by the evidence of their own pairing and
