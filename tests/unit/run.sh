@@ -267,6 +267,9 @@ tally grader_evidence "$BIN/evidence.out" $?
 # Which pairings the host starved of CPU (labgrader/starved.py).
 python3 -B tests/unit/starved_check.py >"$BIN/starved.out" 2>&1
 tally starved_check "$BIN/starved.out" $?
+# The rounds' experiment: an earlier step's code found at fault.
+python3 -B tests/unit/rounds_check.py >"$BIN/rounds.out" 2>&1
+tally rounds_check "$BIN/rounds.out" $?
 
 # ---- the host reads submissions as hostile input ----
 # shellcheck source=tests/unit/host_input.sh

@@ -254,6 +254,10 @@ HINTS = {
     "lab_send_atomic_done() once both atomics' completions are taken",
     "atomic_traced": "the atomics must be done by your own program: post "
     "them and wait for their completions",
+    "found": "the reference's own %s failed too after your %s, and "
+    "passed with the reference's version of this step: what this step "
+    "set up (a receive's buffer or lkey, a value it advertised) is what "
+    "%s met",
 }
 
 # The hints whose cause is in the code of an earlier step than the one

@@ -64,6 +64,49 @@ def first_failure(result, standins):
     return None, None, None
 
 
+def stuck(result, standins):
+    """The first step stood in for that failed all the same: the
+    reference's own version of it met what the student's earlier code
+    left (a receive posted with a short buffer or another MR's lkey, a
+    length advertised wrong), so the cause is in an earlier step."""
+    for s in STEP_NAMES:
+        st = result["steps"].get(s)
+        if s in standins and st and not st["passed"]:
+            return s
+    return None
+
+
+def search(rounds):
+    """The experiment that finds an earlier step's code at fault, as
+    (stuck, tried, found): the round before the last had a stand-in that
+    still failed (stuck), the last round also stood in for the nearest
+    earlier step of the student's own (tried); found: that made the stuck
+    step pass.  None when the last round was no such experiment."""
+    if len(rounds) < 2:
+        return None
+    (before, rb), (now, rn) = rounds[-2], rounds[-1]
+    s = stuck(rb, before)
+    added = set(now) - set(before)
+    if not s or len(added) != 1:
+        return None
+    t = added.pop()
+    if STEP_NAMES.index(t) >= STEP_NAMES.index(s):
+        return None
+    st = rn["steps"].get(s)
+    return s, t, bool(st and st["passed"])
+
+
+def found_causes(rounds):
+    """{stuck step: the earlier step whose code the experiments found at
+    fault}, over every round."""
+    out = {}
+    for k in range(2, len(rounds) + 1):
+        r = search(rounds[:k])
+        if r and r[2]:
+            out.setdefault(r[0], r[1])
+    return out
+
+
 def next_standins(rounds, source):
     """The steps to stand in for in the next round, or None when every
     step of the student's own is judged.  rounds: [(standins, result)] in
@@ -71,10 +114,25 @@ def next_standins(rounds, source):
     standins, result = rounds[-1]
     if result.get("compile_error") or result.get("env_error"):
         return None
+    todo = set(todo_steps(source))
+    r = search(rounds)
+    if r and r[2]:
+        # Found: the stuck step is judged again on its own code, with
+        # the step at fault stood in for instead.
+        s, t, _ = r
+        nxt = (set(standins) - {s}) | {t} | todo
+        return [x for x in STEP_NAMES if x in nxt]
+    s = stuck(result, standins)
+    if s:
+        # Try the nearest earlier step of the student's own, one a round.
+        mine = [x for x in STEP_NAMES[:STEP_NAMES.index(s)]
+                if x not in standins and x not in todo]
+        if mine:
+            nxt = set(standins) | {mine[-1]} | todo
+            return [x for x in STEP_NAMES if x in nxt]
     f, cause, _ = first_failure(result, standins)
     if f is None:
         return None
-    todo = set(todo_steps(source))
     nxt = set(standins) | {cause} | todo
     # Judged again: what this round did not pass, of the student's own,
     # after the step stood in for (the failed step itself, when the
@@ -111,10 +169,20 @@ def merge(rounds, source):
         note_unjudged(base)
         return base
     todo = set(todo_steps(source))
-    # The round in which each blamed step was blamed, for which failure.
+    # The round in which each blamed step was blamed, for which failure:
+    # a failure whose cause an experiment found in an earlier step's code
+    # is that step's (within the failure's part), not the failed step's.
+    found = found_causes(rounds)
     firsts = {}
     for k, (standins, result) in enumerate(rounds[:-1]):
+        # A round whose stand-in failed all the same says nothing of
+        # the steps after it: they met the earlier code's fault.
+        if stuck(result, standins):
+            continue
         f, _, blamed = first_failure(result, standins)
+        if f is not None and blamed == f and f in found and \
+                PART[found[f]] == PART[f]:
+            blamed = found[f]
         if f is not None and blamed not in firsts:
             firsts[blamed] = (k, f)
     steps = {}
@@ -134,7 +202,13 @@ def merge(rounds, source):
             # This step's code holds the cause of a later step's failure:
             # the loss is this step's, with that step's evidence.
             fs = r["steps"][blamed_for]
-            st = dict(r["steps"][s], score=0, passed=False, hint=fs["hint"],
+            hint = fs["hint"]
+            if found.get(blamed_for) == s:
+                # Found by experiment, not named by the judge.
+                hint = HINTS["found"] % (blamed_for, s, blamed_for) + \
+                    (" (%s's hint: %s)" % (blamed_for, hint) if hint
+                     else "")
+            st = dict(r["steps"][s], score=0, passed=False, hint=hint,
                       evidence=["  seen in step %s, whose failure comes "
                                 "from this step's code:" % blamed_for] +
                       fs["evidence"])
