@@ -5,10 +5,15 @@
 # object that exists nowhere (QPN 0x4242), every modify and destroy
 # returns 0, and the exchange sends those numbers.  The uprobes on the
 # wrappers saw each call and its result; the kernel saw none of them
-# (vm/grader/kfacts.c), so every step from create_resources on earns
-# nothing, teardown included (issue 39: 13/20 before).
-# score: 2
-# lost: create_resources qp_to_init exchange connect teardown
+# (vm/grader/kfacts.c), so in round 1 every step from create_resources
+# on earns nothing, teardown included (issue 39: 13/20 before).  The
+# rounds' experiment then finds the forging code where it is, in
+# open_device (the reference's create_resources, stood in, fails too;
+# with the reference's open_device everything passes): open_device
+# loses its points, and the other steps, the reference's own code
+# here, are judged with the reference's open_device.
+# score: 18
+# lost: open_device
 # text: not created: PD, CQ, RC QP, MR
 /^#include "lab.h"$/a\
 #include <stdint.h>\
