@@ -424,9 +424,13 @@ if [ "$(id -u)" = 0 ] && [ -x out/tools/jail ]; then
 		sleep 5 2>>"$BIN/jail.err" || rc2=$?
 	pri=$(out/tools/jail host "$j" out/tools "$PWD" 5 \
 		cut -d' ' -f19 /proc/self/stat 2>>"$BIN/jail.err") || pri=''
-	if [ "$rc" != 0 ] && [ "$rc" != 124 ] &&
-		[ $((SECONDS - t0)) -lt 10 ] && [ "$rc2" = 124 ] &&
-		[ "$pri" = 10 ]; then
+	if [ "$rc" = 124 ]; then
+		# The loop got less than 1 s of CPU in 30 s of wall time: the
+		# wall clock's case, which the check below holds on its own.
+		skip "jail host -t: this host gave a nice-10 loop less than" \
+			"1 s of CPU in 30 s (busy): its CPU limit not judged"
+	elif [ "$rc" != 0 ] && [ $((SECONDS - t0)) -lt 30 ] &&
+		[ "$rc2" = 124 ] && [ "$pri" = 10 ]; then
 		ok "jail host: -t ends a loop by its CPU time (status $rc)," \
 			"wall time ends a sleep with 124; nice 10"
 	else
