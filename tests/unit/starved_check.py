@@ -24,8 +24,8 @@ def check(name, good, why=""):
 
 
 class FakeSide:
-    def __init__(self, idle="", note="", codes=None, rc=0):
-        self.idle, self.note, self.rc = idle, note, rc
+    def __init__(self, idle="", note="", codes=None, rc=0, limit=""):
+        self.idle, self.note, self.rc, self.limit = idle, note, rc, limit
         self.codes = codes or {}
 
     def timed_out(self):
@@ -88,5 +88,12 @@ check("timing_shaped_silent_stop", starved.timing_shaped(pair))
 pair = {"server": FakeSide(codes={"send": "WC_RNR_RETRY_EXC_ERR"}),
         "client": FakeSide(codes={"connect": "EXCH_QPN"})}
 check("timing_shaped_not_retry_counts_or_values",
+      not starved.timing_shaped(pair))
+pair = {"server": FakeSide(limit="exhausted its memory (128 MiB)"),
+        "client": FakeSide(codes={"send": "PEER_CLOSED"})}
+check("timing_shaped_not_a_sandbox_limit", not starved.timing_shaped(pair))
+pair = {"server": FakeSide(codes={"connect": "EXCH_QPN"}),
+        "client": FakeSide(note="stopped: the peer had failed", rc=143)}
+check("timing_shaped_not_a_stop_after_the_peer_failed",
       not starved.timing_shaped(pair))
 sys.exit(1 if failed else 0)

@@ -98,11 +98,16 @@ def starved_guest(cpu):
 
 
 def timing_shaped(pair):
-    """A side of the pairing ended by a wait or a silence: stopped, timed
-    out, or a FAIL line whose code a wait running out prints."""
+    """A side of the pairing ended by a wait or a silence: timed out,
+    stopped as silent, or a FAIL line whose code a wait running out
+    prints.  Not when a limit of the sandbox ended a side (memory,
+    processes, output, packets: the program's own doing), and a side
+    stopped because its peer had failed (note) is no cause itself."""
+    if any(pair[s].limit for s in ("server", "client")):
+        return False
     for s in ("server", "client"):
         X = pair[s]
-        if X.timed_out() or X.note:
+        if X.timed_out():
             return True
         if any(c in WAIT_CODES for c in X.codes.values()):
             return True
