@@ -28,8 +28,8 @@ from .codes import WAIT_CODES
 # cores, correct programs kept full marks after waits of 2-5 s per
 # pairing).  Starved: waited at least STARVED_S and ran less than
 # NEEDED_S.
-STARVED_S = 1.5
-NEEDED_S = 1.5
+STARVED_S = 3.0
+NEEDED_S = 1.0
 
 
 
