@@ -112,13 +112,31 @@ TCPDUMP_READY_POLLS=300
 MTU_READY_POLLS=50
 
 # --- the host (batch) ------------------------------------------------------
+# The waits above are wall time, and a guest the host starves of CPU
+# needs more of it: the batch measures how long the guests' QEMU threads
+# ran and waited for a CPU (their schedstat) over each SLOW_WINDOW_S;
+# a guest that got a share S of the CPU it asked for has its next runs'
+# waits, silence and run limits (guest-driver) stretched by
+# SLOW_SHARE / S (in percent), never less than 1 nor more than SLOW_MAX.
+# A quiet host's guests, booting or grading, get 0.75-0.9 of it (two
+# guests and the batch on 2 cores): no stretch.  Under make test's load
+# (four guest pairs and container builds on 2 cores) they got 0.1-0.2,
+# and a correct program's first verbs call came more than 7 s after its
+# start: it was charged as silent in open_device, 3 times in 60
+# gradings.  A program that hangs hangs at any stretch: it only costs
+# more time.
+SLOW_WINDOW_S=2
+SLOW_SHARE=80
+SLOW_MAX=5
 # vm/run's limit for one boot of the guest pair: the boot and set-up
 # (about 7.5 s under TCG, docs/grading.md), with room for a machine busy
 # with other runs, then this much per submission (three pairings of at
-# most RUN_TIMEOUT each, with the guests' waits between them).  A last
+# most RUN_TIMEOUT each, stretched up to SLOW_MAX, with the guests' waits
+# between them).  At 90 s and 60 s, a one-student shard's boot ran out
+# twice under make test's load.  A last
 # resort: the heartbeat and stall checks stop hung guests much earlier.
-BOOT_S=90
-PER_SUBMISSION_S=60
+BOOT_S=240
+PER_SUBMISSION_S=180
 # Seconds without any new file from the guests before they count as
 # hung: the longest silent stretch is one compile (CC_TIMEOUT), plus
 # this (GRADE_STALL overrides the sum).
