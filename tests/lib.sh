@@ -108,6 +108,54 @@ vm_run() {
 	flock "$t_lock" vm/run "$@" >"$log" 2>&1
 }
 
+# cpu_watch DIR FILE: while vm/run --out DIR runs (started beside it, in
+# the background), FILE holds each guest's QEMU threads' run and wait
+# for a CPU so far, in ns ("SRV_RUN SRV_WAIT CLI_RUN CLI_WAIT"), as the
+# grader's batch samples them (vm/grader/batch).  Ends when DIR's
+# guests have ended, or after 30 min.
+cpu_watch() {
+	local dir=$1 file=$2 role pid t a b r w line n seen=0
+	for ((n = 0; n < 1800; n++)); do
+		line=''
+		for role in server client; do
+			r=0 w=0 pid=''
+			read -r pid 2>/dev/null <"$dir/$role.qemu-pid" || true
+			if [ -n "$pid" ]; then
+				for t in /proc/"$pid"/task/*/schedstat; do
+					read -r a b _ 2>/dev/null <"$t" || continue
+					r=$((r + a)) w=$((w + b))
+				done
+			fi
+			line+=" $r $w"
+		done
+		if [ "$line" != " 0 0 0 0" ]; then
+			echo "$line" >"$file"
+			seen=1
+		elif [ "$seen" = 1 ]; then
+			return 0
+		fi
+		sleep 1
+	done
+}
+# stretch FILE: cpu_watch's FILE as the grader's stretch, in tenths (10:
+# none): 0.8 over the smaller share of the CPU a guest asked for that it
+# got, between 10 and 50 (vm/grader/settings.sh, SLOW_SHARE, SLOW_MAX).
+# A bound of seconds that a guest's clock measured holds times that.
+stretch() {
+	local sr sw cr cw f=10 t
+	read -r sr sw cr cw 2>/dev/null <"$1" || {
+		echo 10
+		return 0
+	}
+	for t in "$sr:$sw" "$cr:$cw"; do
+		[ "${t%:*}" -gt 0 ] || continue
+		t=$((80 * (${t%:*} + ${t#*:}) / ${t%:*} / 10))
+		[ "$t" -le "$f" ] || f=$t
+	done
+	[ "$f" -le 50 ] || f=50
+	echo "$f"
+}
+
 summary() {
 	t_missing
 	t_fail=$((t_fail + t_new_missing))
