@@ -63,7 +63,9 @@
 #define LAB_QP_RETRY_CNT     7
 #define LAB_QP_RNR_RETRY     6
 #define LAB_QP_MIN_RNR_TIMER 24
-/* RoCE v2 packets are routable IP packets; 1 would stop at the first hop. */
+/* The GRH's hop limit.  On RoCE the kernel replaces it at RTR with the
+ * IP route's (drivers/infiniband/core/verbs.c, ib_resolve_eth_dmac()): a
+ * program that passed 0 still sent TTL 64 (recorded: seed hop_limit_0). */
 #define LAB_HOP_LIMIT 64
 
 /* Exchange message: see docs/protocol.md, "Exchange message". */

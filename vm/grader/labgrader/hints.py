@@ -102,8 +102,9 @@ HINTS = {
     "(ibv_create_cq(..., ctx->channel, 0)): lab_wait_wc() sleeps on it",
     "dgid": "grh.dgid must be the peer's GID from the exchange "
     "(ctx->remote.gid)",
-    "hop_limit": "grh.hop_limit 0 drops the packets at the first "
-    "router: use LAB_HOP_LIMIT",
+    "hop_limit": "grh.hop_limit 0 asks that no router forward the "
+    "packets (on RoCE the kernel puts the route's TTL in its place at RTR, "
+    "so rxe still sent 64): use LAB_HOP_LIMIT",
     "timeout": "an RTS timeout of 0 waits for an ACK forever: use "
     "LAB_QP_TIMEOUT",
     "late_recv": "receiver not ready (RNR): too few receives were "
