@@ -72,8 +72,9 @@ HINTS = {
     "advertised (ctx->remote)",
     "rkey_seen": "wrong rkey or address: the request named %s: use the "
     "rkey and address of ctx->remote",
-    "write_access": "REMOTE_WRITE missing on the target's MR or QP "
-    "(remote access error)",
+    "write_access": "REMOTE_WRITE missing on the target's MR (remote "
+    "access error; missing on its QP, rxe answers with a remote invalid "
+    "request error)",
     "early_read": "read the buffer before the WRITE completed: wait "
     "for the write notice (lab_recv_write_done())",
     "write_data": "the WRITE did not deliver the payload: check the "
@@ -226,8 +227,8 @@ HINTS = {
     "IBV_ACCESS_LOCAL_WRITE (and use its lkey)",
     "read_traced": "the READ must be done by your own program: post an "
     "IBV_WR_RDMA_READ and wait for its completion",
-    "sge_lkey": "a local protection error: the SGE must lie in an MR of "
-    "yours, with that MR's lkey (not its rkey)",
+    "sge_lkey": "the SGE must lie in an MR of yours, with that MR's "
+    "lkey (not its rkey)",
     "wimm_opcode": "use IBV_WR_RDMA_WRITE_WITH_IMM for write_imm, with "
     "imm_data = htonl(--imm), to the address and rkey the server "
     "advertised",
