@@ -54,9 +54,10 @@
  * Transport timers (ibv_modify_qp(3), RTR/RTS).  A request with no ACK is
  * resent after 4.096 us * 2^LAB_QP_TIMEOUT = 134 ms.  On rxe a retry_cnt
  * of 7 is never counted down (drivers/infiniband/sw/rxe/rxe_comp.c), so
- * a dead peer is resent to forever and never gives IBV_WC_RETRY_EXC_ERR:
- * the program's own wait (-t) ends it with "no completion within N s"
- * (recorded: seed dgid_own, 37 resends in 4.9 s).  rnr_retry 7 would
+ * a request to a dead peer is resent forever and never completes with
+ * IBV_WC_RETRY_EXC_ERR: the program's own wait (-t) ends it with "no
+ * completion within N s" (recorded: seed dgid_own, one SEND sent 37
+ * times in 4.9 s).  rnr_retry 7 would
  * mean "retry forever" too, and a missing receive would only show up as
  * our own timeout; 6 retries of the peer's min_rnr_timer (24 = 40.96 ms)
  * turn it into IBV_WC_RNR_RETRY_EXC_ERR within about 0.3 s (recorded:
