@@ -127,7 +127,8 @@ int step_create_resources(struct lab_ctx *ctx)
 	 * Verbs: ibv_alloc_pd(3), ibv_create_comp_channel(3),
 	 * ibv_create_cq(3), ibv_reg_mr(3), ibv_create_qp(3).
 	 * Pitfall: IBV_ACCESS_REMOTE_WRITE without IBV_ACCESS_LOCAL_WRITE
-	 * makes ibv_reg_mr fail with EINVAL.  ibv_create_qp accepts a cap
+	 * makes ibv_reg_mr fail with EINVAL (the kernel's
+	 * ib_check_mr_access(), include/rdma/ib_verbs.h).  ibv_create_qp accepts a cap
 	 * left at 0; the first ibv_post_recv/ibv_post_send then fails with
 	 * ENOMEM.
 	 */
