@@ -22,8 +22,9 @@ int step_open_device(struct lab_ctx *ctx)
 	 * device, report it with lab_fail_no_device().
 	 * Verbs: ibv_get_device_list(3), ibv_open_device(3),
 	 * ibv_query_port(3), ibv_query_gid_ex(3), ibv_free_device_list(3).
-	 * Pitfall: GID index 0 on RoCE is usually fe80:: (link-local), which
-	 * makes RTR fail with ETIMEDOUT; the IPv4-mapped RoCE v2 entry works.
+	 * Pitfall: GID index 0 on RoCE is usually fe80:: (link-local): with
+	 * the peer on its IPv4-mapped GID, RTR fails with EINVAL (recorded:
+	 * seed gid_index_0); the IPv4-mapped RoCE v2 entry works.
 	 */
 	/* BEGIN SOLUTION open_device */
 	struct lab_gid_entry *tab = NULL;
@@ -126,7 +127,8 @@ int step_create_resources(struct lab_ctx *ctx)
 	 * Verbs: ibv_alloc_pd(3), ibv_create_comp_channel(3),
 	 * ibv_create_cq(3), ibv_reg_mr(3), ibv_create_qp(3).
 	 * Pitfall: IBV_ACCESS_REMOTE_WRITE without IBV_ACCESS_LOCAL_WRITE
-	 * makes ibv_reg_mr fail with EINVAL.  ibv_create_qp accepts a cap
+	 * makes ibv_reg_mr fail with EINVAL (the kernel's
+	 * ib_check_mr_access(), include/rdma/ib_verbs.h).  ibv_create_qp accepts a cap
 	 * left at 0; the first ibv_post_recv/ibv_post_send then fails with
 	 * ENOMEM.
 	 */
@@ -190,8 +192,9 @@ int step_qp_to_init(struct lab_ctx *ctx)
 	 * atomics on it.
 	 * Verbs: ibv_modify_qp(3) (report failures with lab_fail_verb(ctx,
 	 * "ibv_modify_qp(INIT)", ret) to get a hint).
-	 * Pitfall: the QP's qp_access_flags are checked too: REMOTE_WRITE
-	 * on the MR alone still gives the writer IBV_WC_REM_ACCESS_ERR.
+	 * Pitfall: the QP's qp_access_flags are checked too, and first:
+	 * REMOTE_WRITE on the MR alone gives the writer
+	 * IBV_WC_REM_INV_REQ_ERR (recorded: seed qp_no_remote_write).
 	 */
 	/* BEGIN SOLUTION qp_to_init */
 	struct ibv_qp_attr attr = {
@@ -268,7 +271,9 @@ int step_connect(struct lab_ctx *ctx)
 	 * Verbs: ibv_post_recv(3), ibv_modify_qp(3) (use lab_fail_verb(ctx,
 	 * "ibv_modify_qp(RTR)", ret) / "(RTS)" for hints).
 	 * Pitfall: a SEND that finds no posted receive is answered with an
-	 * RNR NAK: post the receives before RTR.
+	 * RNR NAK, and after LAB_QP_RNR_RETRY of them the sender's completion
+	 * is IBV_WC_RNR_RETRY_EXC_ERR (recorded: seed no_recv): post the
+	 * receives before RTR.
 	 */
 	/* BEGIN SOLUTION connect */
 	const struct lab_dest *rem = &ctx->remote;
@@ -365,7 +370,7 @@ int step_send(struct lab_ctx *ctx)
 	 * ctx->recv_len[0].
 	 * Verbs: ibv_post_send(3), ibv_poll_cq(3) (inside lab_wait_wc()).
 	 * Pitfall: the SGE needs the lkey of the MR; the rkey there gives
-	 * IBV_WC_LOC_PROT_ERR.
+	 * IBV_WC_LOC_QP_OP_ERR on rxe (recorded: seed rkey_as_lkey).
 	 */
 	/* BEGIN SOLUTION send */
 	struct ibv_wc wc;
@@ -531,7 +536,8 @@ int step_read(struct lab_ctx *ctx)
 	 * Verbs: ibv_post_send(3) (IBV_WR_RDMA_READ, wr.rdma).
 	 * Pitfall: the READ response is written into the client's buffer
 	 * by its own device: without IBV_ACCESS_LOCAL_WRITE on that MR the
-	 * completion is IBV_WC_LOC_PROT_ERR.
+	 * completion is IBV_WC_LOC_PROT_ERR (recorded: seed
+	 * client_mr_no_local_write).
 	 */
 	/* BEGIN SOLUTION read */
 	if (lab_barrier(ctx))
@@ -584,7 +590,8 @@ int step_write_imm(struct lab_ctx *ctx)
 	 * (IBV_WC_RECV_RDMA_WITH_IMM).
 	 * Pitfall: the data lands at the WRITE's address, not in the
 	 * receive's buffer, but without a posted receive the WRITE is
-	 * answered with RNR NAKs like a SEND.
+	 * answered with RNR NAKs like a SEND, and its completion is
+	 * IBV_WC_RNR_RETRY_EXC_ERR (recorded: seed recv_two).
 	 */
 	/* BEGIN SOLUTION write_imm */
 	struct ibv_wc wc;
@@ -656,8 +663,8 @@ int step_atomic(struct lab_ctx *ctx)
 	 * IBV_WR_ATOMIC_CMP_AND_SWP, wr.atomic; the original value is
 	 * written into the 8-byte SGE).
 	 * Pitfall: the remote address must be 8-byte aligned: rxe refuses
-	 * to post the request (EINVAL); an adapter that sends it gets a
-	 * NAK back (IBV_WC_REM_INV_REQ_ERR).
+	 * to post the request (EINVAL, recorded: seed atomic_misaligned); an
+	 * adapter that sends it gets a NAK back (IBV_WC_REM_INV_REQ_ERR).
 	 */
 	/* BEGIN SOLUTION atomic */
 	if (!ctx->opt.host) {
@@ -738,7 +745,7 @@ int step_teardown(struct lab_ctx *ctx)
 	 * ibv_destroy_comp_channel(3), ibv_dealloc_pd(3),
 	 * ibv_close_device(3).
 	 * Pitfall: ibv_dealloc_pd returns EBUSY while an MR or QP still
-	 * uses the PD.
+	 * uses the PD (recorded: seed leak_mr).
 	 */
 	/* BEGIN SOLUTION teardown */
 	int ret, rc = 0;

@@ -17,6 +17,28 @@ cat solution/main.c lab/support.c lab/driver.c >"$t_tmp/all.c"
 check "quoted FAIL and hint lines are messages that the program's sources print" \
 	python3 tests/docs_check.py failures "$t_tmp/all.c" "${docs[@]}" docs/runs/*.txt
 
+# What the texts say rxe does (a completion status, an errno, a wait that
+# ends with no completion, a TTL), where a "(recorded: seed NAME)" marker
+# names the run behind it, against that seed's recorded grading: the
+# status and errno tables of troubleshooting.md, the TODOs' pitfalls.
+check "outcomes the texts put on a seed's recorded grading are what it shows (tests/judges/recorded.tar.xz)" \
+	python3 tests/docs_check.py outcomes tests/judges/recorded.tar.xz \
+	"${docs[@]}" lab/lab.h solution/main.c lab/main.c
+
+# And it notices: troubleshooting.md with the QP's missing REMOTE_WRITE
+# given status 10 instead of the recorded 9 fails, naming both.
+outcomes_notice() {
+	sed -E 's/^(\| .write. \| .completion with status )remote invalid request error \(9\)/\1remote access error (10)/' \
+		docs/troubleshooting.md >"$t_tmp/troubleshooting.md"
+	! cmp -s docs/troubleshooting.md "$t_tmp/troubleshooting.md" &&
+		! python3 tests/docs_check.py outcomes tests/judges/recorded.tar.xz \
+			"$t_tmp/troubleshooting.md" >"$t_tmp/outcomes.txt" &&
+		grep 'WC_REM_ACCESS_ERR (status 10) for seed qp_no_remote_write.*WC_REM_INV_REQ_ERR (status 9)' \
+			"$t_tmp/outcomes.txt"
+}
+check "a status changed in troubleshooting.md fails the outcomes check, naming the seed" \
+	outcomes_notice
+
 # The answer key's facts (frames, opcodes, PSNs, MSNs, ports, bytes) are
 # what tshark reads from the recorded captures; its quoted step lines are
 # held by docs/runs/sync above.

@@ -32,6 +32,10 @@
     docs_check.py psns FILE.md...
         every PSN (0x and 6 hex digits) named on a line about PSNs, and its
         decimal form, is a BTH PSN of a recorded capture in docs/runs/
+    docs_check.py outcomes RECORDED.tar.xz FILE...
+        every claim that a "(recorded: seed NAME)" marker puts on a seed's
+        recorded grading (a completion status, an errno, "no completion",
+        a TTL) is what that recording shows (tests/judges/recorded.tar.xz)
     docs_check.py handout DIR
         DIR is an unpacked student handout (make dist): its texts (README,
         Makefile, docs/, lab/) name no instructor's file or target, their
@@ -54,6 +58,7 @@ from docscheck.handout import handout  # noqa: E402
 from docscheck.icrc import icrc  # noqa: E402
 from docscheck.lines import failures, shapes  # noqa: E402
 from docscheck.links import links  # noqa: E402
+from docscheck.outcomes import outcomes  # noqa: E402
 from docscheck.prose import prose  # noqa: E402
 from docscheck.tables import answers, counters, psns  # noqa: E402
 
@@ -74,6 +79,7 @@ COMMANDS = {
     "icrc": icrc,
     "counters": counters,
     "psns": psns,
+    "outcomes": outcomes,
     "handout": lambda args: handout(args[0]),
 }
 

@@ -72,8 +72,9 @@ HINTS = {
     "advertised (ctx->remote)",
     "rkey_seen": "wrong rkey or address: the request named %s: use the "
     "rkey and address of ctx->remote",
-    "write_access": "REMOTE_WRITE missing on the target's MR or QP "
-    "(remote access error)",
+    "write_access": "REMOTE_WRITE missing on the target's MR (remote "
+    "access error; missing on its QP, rxe answers with a remote invalid "
+    "request error)",
     "early_read": "read the buffer before the WRITE completed: wait "
     "for the write notice (lab_recv_write_done())",
     "write_data": "the WRITE did not deliver the payload: check the "
@@ -102,8 +103,9 @@ HINTS = {
     "(ibv_create_cq(..., ctx->channel, 0)): lab_wait_wc() sleeps on it",
     "dgid": "grh.dgid must be the peer's GID from the exchange "
     "(ctx->remote.gid)",
-    "hop_limit": "grh.hop_limit 0 drops the packets at the first "
-    "router: use LAB_HOP_LIMIT",
+    "hop_limit": "grh.hop_limit 0 asks that no router forward the "
+    "packets (on RoCE the kernel puts the route's TTL in its place at RTR, "
+    "so rxe still sent 64): use LAB_HOP_LIMIT",
     "timeout": "an RTS timeout of 0 waits for an ACK forever: use "
     "LAB_QP_TIMEOUT",
     "late_recv": "receiver not ready (RNR): too few receives were "
@@ -225,8 +227,8 @@ HINTS = {
     "IBV_ACCESS_LOCAL_WRITE (and use its lkey)",
     "read_traced": "the READ must be done by your own program: post an "
     "IBV_WR_RDMA_READ and wait for its completion",
-    "sge_lkey": "a local protection error: the SGE must lie in an MR of "
-    "yours, with that MR's lkey (not its rkey)",
+    "sge_lkey": "the SGE must lie in an MR of yours, with that MR's "
+    "lkey (not its rkey)",
     "wimm_opcode": "use IBV_WR_RDMA_WRITE_WITH_IMM for write_imm, with "
     "imm_data = htonl(--imm), to the address and rkey the server "
     "advertised",
