@@ -53,9 +53,9 @@ int step_create_resources(struct lab_ctx *ctx)
 	 * ibv_create_cq(3), ibv_reg_mr(3), ibv_create_qp(3).
 	 * Pitfall: IBV_ACCESS_REMOTE_WRITE without IBV_ACCESS_LOCAL_WRITE
 	 * makes ibv_reg_mr fail with EINVAL (the kernel's
-	 * ib_check_mr_access(), include/rdma/ib_verbs.h).  ibv_create_qp accepts a cap
-	 * left at 0; the first ibv_post_recv/ibv_post_send then fails with
-	 * ENOMEM.
+	 * ib_check_mr_access(), include/rdma/ib_verbs.h).  ibv_create_qp
+	 * accepts a cap left at 0; the first ibv_post_recv/ibv_post_send
+	 * then fails with ENOMEM.
 	 */
 	return lab_todo(ctx, "create_resources");
 }
