@@ -256,6 +256,29 @@ if [ -n "${JUDGES_RECORD:-}" ]; then
 		tests/judges/record "$out"
 fi
 
+# A resubmission: the skeleton's file replaced by the reference is graded
+# again, named, and nothing else is (after the shards' comparison and
+# the recording, which read the skeleton's first grade).
+cp solution/main.c "$subs/skeleton.c"
+vm/grade-all --out "$out" "$subs" >"$t_tmp/resubmit.log" 2>&1
+if grep -q '^grade-all: skeleton: the submission changed since its grade' \
+	"$t_tmp/resubmit.log" &&
+	grep -q 'for 1 submission' "$t_tmp/resubmit.log" &&
+	[ "$(score skeleton)" = 20 ]; then
+	ok "a resubmitted file is graded again, and named"
+else
+	fail "a resubmitted file kept its grade: $(score skeleton)/20" \
+		"$t_tmp/resubmit.log"
+fi
+# Nothing left: no guests waited for, and it says so.
+vm/grade-all --out "$out" "$subs" >"$t_tmp/nothing.log" 2>&1
+if grep -q '^nothing to grade: each of' "$t_tmp/nothing.log" &&
+	! grep -q 'guests' "$t_tmp/nothing.log"; then
+	ok "grade-all with nothing to grade waits for no guests"
+else
+	fail "grade-all with nothing to grade" "$t_tmp/nothing.log"
+fi
+
 # A failure's evidence outlives the temporary folder.
 if [ "$t_fail" != 0 ]; then
 	rm -rf out/grade-test-failed
