@@ -270,6 +270,9 @@ tally starved_check "$BIN/starved.out" $?
 # The rounds' experiment: an earlier step's code found at fault.
 python3 -B tests/unit/rounds_check.py >"$BIN/rounds.out" 2>&1
 tally rounds_check "$BIN/rounds.out" $?
+# Shards merged: all of them, or refused with the missing one named.
+python3 -B tests/unit/merge_check.py >"$BIN/merge.out" 2>&1
+tally merge_check "$BIN/merge.out" $?
 
 # ---- the host reads submissions as hostile input ----
 # shellcheck source=tests/unit/host_input.sh

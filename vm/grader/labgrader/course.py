@@ -6,33 +6,87 @@ import sys
 from .reports import cmd_report
 
 
+def shard_of(sh):
+    """(K, N, entries) from a shard's output folder (vm/grade-all's
+    OUT/shard), or None from one written before it existed."""
+    try:
+        with open(os.path.join(sh, "shard")) as f:
+            kn, entries = f.read().split()
+        k, n = kn.split("/")
+        return int(k), int(n), int(entries)
+    except (OSError, ValueError):
+        return None
+
+
+def check_shards(shards):
+    """The shards are all the parts of one folder, each once: else one
+    line that says which are missing, and status 1."""
+    parts = {}
+    for sh in shards:
+        s = shard_of(sh)
+        if s is None:
+            continue
+        k, n, entries = s
+        if (k, n, entries) in parts:
+            sys.exit("merge: %s and %s are both shard %d/%d" % (
+                parts[(k, n, entries)], sh, k, n))
+        parts[(k, n, entries)] = sh
+    kinds = {(n, e) for _, n, e in parts}
+    if len(kinds) > 1:
+        sys.exit("merge: the shards are of different folders or "
+                 "splits: %s" % ", ".join(
+                     "%s is %d/%d of %d entries" % (sh, k, n, e)
+                     for (k, n, e), sh in sorted(parts.items())))
+    for n, e in kinds:
+        missing = [k for k in range(1, n + 1) if (k, n, e) not in parts]
+        if missing:
+            sys.exit("merge: shard %s of %d missing (%d entries in all): "
+                     "grade it, then merge again" % (
+                         ", ".join("%d/%d" % (k, n) for k in missing),
+                         n, e))
+
+
 def cmd_merge(out, shards):
     """Join the output folders of vm/grade-all --shard runs: each
-    student's folder is copied into OUT/students, once."""
+    student's folder is copied into OUT/students, once.  Status 1 when a
+    shard is missing (nothing merged), 3 when a student has no result or
+    an environment error (grade that shard again)."""
     import shutil
+    for sh in shards:
+        if not os.path.isdir(os.path.join(sh, "students")):
+            sys.exit("merge: %s has no students/ folder: not a grade-all "
+                     "output" % sh)
+    check_shards(shards)
     dest = os.path.join(out, "students")
     os.makedirs(dest, exist_ok=True)
     seen = {}
+    unfinished = 0
     for sh in shards:
         sdir = os.path.join(sh, "students")
-        if not os.path.isdir(sdir):
-            sys.exit("merge: %s has no students/ folder: not a grade-all "
-                     "output" % sh)
         for name in sorted(os.listdir(sdir)):
             if name in seen:
                 sys.exit("merge: %s is in both %s and %s" % (
                     name, seen[name], sh))
             seen[name] = sh
             src = os.path.join(sdir, name)
-            if not os.path.exists(os.path.join(src, "result.json")):
-                print("merge: %s has no result in %s (grade that shard "
-                      "again)" % (name, sh), file=sys.stderr)
+            try:
+                with open(os.path.join(src, "result.json")) as f:
+                    env = json.load(f).get("env_error")
+            except (OSError, ValueError):
+                env = "no result"
+            if env:
+                unfinished += 1
+                print("merge: %s has no grade in %s (%s): grade that "
+                      "shard again" % (name, sh, "no result" if env ==
+                                       "no result" else
+                                       "an environment error"),
+                      file=sys.stderr)
             shutil.rmtree(os.path.join(dest, name), ignore_errors=True)
             shutil.copytree(src, os.path.join(dest, name))
     cmd_report(out)
     print("merged %d students from %d shards into %s" % (
         len(seen), len(shards), out))
-    return 0
+    return 3 if unfinished else 0
 
 
 def below_full(r):
