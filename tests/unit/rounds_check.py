@@ -60,4 +60,14 @@ check("not_found_tries_the_next_earlier", nxt == ["exchange", "connect",
 r2c = (["send"], result(["write", "teardown"]))
 nxt = rounds.next_standins([r1, r2c], "")
 check("no_stuck_no_experiment", nxt == ["send", "write"], nxt)
+
+# The budget counts a pairing as on a quiet host: its window over the
+# stretch its waits had (poll_forever's under make test's load), and
+# without a stretch (older results) the window less the longer wait.
+hung = {"window": 29.28, "server": [9.26, 16.28], "client": [1.68, 7.0]}
+old = {"guest_cpu": {"p1": dict(hung)}}
+new = {"guest_cpu": {"p1": dict(hung, stretch=4.0)}}
+got = (rounds.run_seconds([([], old)]), rounds.run_seconds([([], new)]))
+check("budget_counts_quiet_host_seconds",
+      abs(got[0] - 13.0) < 0.01 and abs(got[1] - 7.32) < 0.01, got)
 sys.exit(1 if failed else 0)

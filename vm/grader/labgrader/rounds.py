@@ -256,15 +256,23 @@ def load(student):
 
 
 def run_seconds(rounds):
-    """What a student's rounds cost the guests so far: the seconds of its
-    pairings' windows, less what the host made the guests wait for a CPU
-    (result.json's guest_cpu, starved.py), so that a busy host does not
-    spend a student's budget."""
+    """What a student's rounds cost the guests so far, as on a quiet
+    host, so that a busy host does not spend a student's budget: each
+    pairing's window divided by the stretch its waits were given
+    (result.json's guest_cpu, starved.py); for a pairing from before the
+    stretch, the window less what the host made the guests wait for a
+    CPU.  (A program that hangs runs its stretched limits out: under
+    make test's load, poll_forever's three windows took 28-29 s, 49 s
+    less the waits, past the budget, and its later steps went
+    unjudged.)"""
     total = 0.0
     for _, result in rounds:
         for cpu in (result.get("guest_cpu") or {}).values():
-            total += max(0.0, cpu["window"] - max(cpu["server"][1],
-                                                  cpu["client"][1]))
+            if "stretch" in cpu:
+                total += cpu["window"] / max(1.0, cpu["stretch"])
+            else:
+                total += max(0.0, cpu["window"] - max(cpu["server"][1],
+                                                      cpu["client"][1]))
     return total
 
 

@@ -83,8 +83,20 @@ def pairing_cpu(resdir, rundir, pairings):
         if s is not None:
             out[p] = {"window": round(t1 - t0, 2),
                       "server": [round(x, 2) for x in s[0]],
-                      "client": [round(x, 2) for x in s[1]]}
+                      "client": [round(x, 2) for x in s[1]],
+                      "stretch": stretch_of(os.path.join(resdir, p))}
     return out
+
+
+def stretch_of(pdir):
+    """The stretch the guests gave a pairing's waits (srv-started holds
+    it in tenths, vm/grader/batch's run/slowdown); 1.0 when unknown."""
+    try:
+        with open(os.path.join(pdir, "srv-started")) as f:
+            t = int(f.read().strip() or 10)
+    except (OSError, ValueError):
+        return 1.0
+    return max(1.0, t / 10.0)
 
 
 def starved_guest(cpu):
