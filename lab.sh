@@ -36,6 +36,15 @@ usage() {
 	exit 2
 }
 
+# kill_tree PID: PID and every process below it (ps -A -o pid,ppid is
+# POSIX: macOS has it too).
+kill_tree() {
+	for k_child in $(ps -A -o pid= -o ppid= | awk -v p="$1" '$2 == p { print $1 }'); do
+		kill_tree "$k_child"
+	done
+	kill "$1" 2>/dev/null || true
+}
+
 # bounded SECS CMD...: CMD with its standard input from /dev/null, stopped
 # (stop_hook first, then killed) when it runs longer than SECS seconds.
 stop_hook=:
@@ -51,9 +60,9 @@ bounded() {
 			kill -0 "$b_pid" 2>/dev/null || exit 0
 			n=$((n + 1))
 		done
-		say "$1 ran longer than $b_secs s: stopped"
+		say "stopped after $b_secs s: ${1:-} ${2:-} ..."
 		$stop_hook
-		kill "$b_pid" 2>/dev/null || true
+		kill_tree "$b_pid"
 	) &
 	b_dog=$!
 	b_rc=0
@@ -142,7 +151,10 @@ build_image() {
 # not mounts: vm/run makes named pipes in them, which a Mac's shared
 # folders may refuse.
 in_container() {
-	find_engine
+	find_engine || {
+		say "no docker or podman here (${LAB_ENGINE:-docker, podman})"
+		exit 1
+	}
 	ensure_image
 	mkdir -p out
 	name=rdma-lab-$$
