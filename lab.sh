@@ -72,21 +72,32 @@ bounded() {
 	return "$b_rc"
 }
 
-# The container engine: on Linux through vm/platforms/container (podman's
-# settings for hosts like this project's), elsewhere as it is.
+# The container engine: LAB_ENGINE, else the first of docker and podman
+# (podman first on Linux, as vm/platforms/container and make image
+# choose) that answers; a client whose daemon or VM is not running (a
+# docker CLI without dockerd, Docker Desktop not started) does not.
 engine=''
 find_engine() {
 	[ -z "$engine" ] || return 0
 	if [ -n "${LAB_ENGINE:-}" ]; then
 		engine=$LAB_ENGINE
-	elif command -v docker >/dev/null 2>&1; then
-		engine=docker
-	elif command -v podman >/dev/null 2>&1; then
-		engine=podman
-	else
-		return 1
+		command -v "$engine" >/dev/null 2>&1
+		return
 	fi
-	command -v "$engine" >/dev/null 2>&1 || return 1
+	f_order='docker podman'
+	[ "$os" != Linux ] || f_order='podman docker'
+	f_found=''
+	for f_e in $f_order; do
+		command -v "$f_e" >/dev/null 2>&1 || continue
+		[ -n "$f_found" ] || f_found=$f_e
+		if bounded 60 "$f_e" version >/dev/null 2>&1; then
+			engine=$f_e
+			return 0
+		fi
+	done
+	# None answers: the first found, whose errors then say why.
+	engine=$f_found
+	[ -n "$engine" ]
 }
 ctr() {
 	if [ "$os" = Linux ] && command -v bash >/dev/null 2>&1; then
@@ -206,9 +217,14 @@ in_container() {
 	fi
 	stop_hook=stop_container
 	trap 'stop_container; exit 130' INT TERM
+	i_rc=0
 	# shellcheck disable=SC2086
 	bounded "$max" ctr run $opts -e LAB_OWNER="$owner" "$image" \
-		sh -c "$script" sh "$@"
+		sh -c "$script" sh "$@" || i_rc=$?
+	# The container's paths (/opt/rdma-lab/out/...) are these here.
+	say "ran in the container ($engine, $image): its out/run, out/demo" \
+		"and out/grade are in $PWD/out/"
+	return "$i_rc"
 }
 stop_container() {
 	ctr rm -f "$name" >/dev/null 2>&1 || true
@@ -248,6 +264,10 @@ image)
 	;;
 where)
 	where
+	if [ "$place" = container ]; then
+		find_engine || engine=none
+		why="$why; engine $engine, image $image"
+	fi
 	echo "$place: $why"
 	;;
 -h | --help | help) usage ;;
