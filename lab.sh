@@ -16,7 +16,8 @@
 # installed), with your lab/ mounted over the image's and out/ copied
 # back, so that captures (out/run/wire.pcap), grade logs (out/grade/) and
 # ladder pictures land on your disk.  The image is built on first use
-# when it is missing (./lab.sh image: 10 to 15 minutes, once).
+# when it is missing (./lab.sh image: 3 to 15 minutes, once), or pulled
+# when LAB_IMAGE names a registry's (a name with a slash).
 # Settings (environment): LAB_WHERE=host|container forces one;
 # LAB_IMAGE=NAME the image (default rdma-lab); LAB_ENGINE=docker|podman
 # the engine; LAB_KVM=1 passes /dev/kvm to the container (a Linux host
@@ -142,7 +143,16 @@ ensure_image() {
 	if bounded 120 ctr image inspect "$image" >/dev/null 2>&1; then
 		return 0
 	fi
-	say "no image $image yet: building it (10 to 15 minutes, once)"
+	# A course's published image (a name with a registry's slash):
+	# pulled, a few minutes; else built here.
+	case "$image" in
+	*/*)
+		say "no image $image yet: pulling it (once)"
+		bounded 1800 ctr pull "$image" && return 0
+		say "could not pull $image: building it instead"
+		;;
+	esac
+	say "no image $image yet: building it (3 to 15 minutes, once)"
 	build_image
 }
 build_image() {
