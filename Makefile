@@ -270,6 +270,8 @@ $(TOOLS)/scaffold/%.sh: lab/%.sh
 #   make image       the lab's container image, rdma-lab (Dockerfile;
 #                    podman or docker): then
 #                    docker run --rm rdma-lab make demo
+#                    or ./lab.sh demo, run, grade, ladder, shell: each in
+#                    it where this host lacks the packages, out/ kept
 #                    ARCH=arm64: the arm64 image on another host,
 #                    rdma-lab:arm64
 # only: instructor

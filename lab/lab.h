@@ -172,7 +172,9 @@ struct lab_ctx {
 	uint32_t write_len;		   /* lab_recv_write_done() */
 
 	/* Part two: read (client), write_imm (server), atomic (both). */
-	uint32_t read_len;	 /* bytes the READ brought back */
+	/* Set by the client's read step once the READ's completion came
+	 * back successful: the length it read (strlen(-w)), now in buf. */
+	uint32_t read_len;
 	uint32_t write_imm_len;	 /* wc.byte_len of the receive it used */
 	uint32_t write_imm_imm;	 /* host order */
 	uint64_t atomic_addr;	 /* the word, as the server advertised it */
@@ -199,6 +201,12 @@ struct lab_ctx {
  * Messages: "lab <step> FAIL: ... code=NAME" and "lab <step> hint: ..."
  * on stderr.  NAME is the cause, for programs (the grader) to read: one of
  * lab/codes.h, whose meanings docs/protocol.md lists.
+ *
+ * The contract of every helper below that returns int: 0 on success;
+ * -1 on failure, AFTER it has printed the step's one FAIL line (and a
+ * hint where it has one).  A step then only returns -1: it prints no
+ * second FAIL line, and it releases nothing itself (step_teardown() does,
+ * from what ctx holds).  Where a helper prints nothing, it says so.
  */
 
 /* LAB_CODE_<NAME> for each code=<NAME> of lab/codes.h; 0: none. */
@@ -213,34 +221,49 @@ enum lab_code {
 #undef LAB_ERRNO
 };
 
-/* Print a failure; returns -1, so a step can "return lab_fail(...)".
- * Its code is STUDENT: a check of the step's own. */
+/* Print a failure, "lab <step> FAIL: <fmt...> code=STUDENT" (a check of
+ * the step's own), after flushing stdout; returns -1, so that a step can
+ * "return lab_fail(ctx, ...)".  Once per failure: no second FAIL line. */
 int lab_fail(struct lab_ctx *ctx, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
-/* The same, naming its cause: lab_fail_code(ctx, LAB_CODE_NO_IMM, ...). */
+/* The same, naming its cause: lab_fail_code(ctx, LAB_CODE_NO_IMM, ...)
+ * prints "... code=NO_IMM".  Returns -1. */
 int lab_fail_code(struct lab_ctx *ctx, enum lab_code code, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
-/* Print a hint line after a failure. */
+/* Print "lab <step> hint: <fmt...>", after the FAIL line it explains
+ * (any number of them).  It is no failure by itself. */
 void lab_hint(struct lab_ctx *ctx, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 /*
- * A verb or system call failed with errno value err; what names it, as
- * "ibv_reg_mr" or "ibv_modify_qp(RTR)", and is printed as it is.  The
- * hint is chosen from the verb's name within it and, for ibv_modify_qp,
- * from the state the QP is still in.  Returns -1.
+ * A verb or system call failed with errno value err: the value that a
+ * verb returning int gave back (ibv_modify_qp(3), ibv_post_recv(3), ...),
+ * or errno after one that returned NULL (ibv_alloc_pd(3), ibv_reg_mr(3),
+ * ...).  what names it, as "ibv_reg_mr" or "ibv_modify_qp(RTR)", and is
+ * printed as it is: "lab <step> FAIL: <what> failed: <strerror> (errno
+ * <err>) code=ERRNO_<NAME>".  The hint that may follow is chosen from
+ * the verb's name within what and, for ibv_modify_qp, from the state the
+ * QP is still in (so call it before anything else touches the QP).
+ * Returns -1.
  */
 int lab_fail_verb(struct lab_ctx *ctx, const char *what, int err);
-/* -d named no device in list (n entries): says which devices exist. */
+/* -d named no device in list (n entries, from ibv_get_device_list(3)):
+ * the FAIL line (code=NO_DEVICE) names the devices that exist, or says
+ * there is none, with a hint.  Returns -1.  It does not free list: the
+ * caller still calls ibv_free_device_list(3), once. */
 int lab_fail_no_device(struct lab_ctx *ctx, struct ibv_device **list, int n);
-/* The stub of a step not written yet: "TODO <name> is not implemented". */
+/* The stub of a step not written yet: "TODO <name> is not implemented"
+ * (code=TODO) and a hint; returns -1.  Replace the call when you write
+ * the step. */
 int lab_todo(struct lab_ctx *ctx, const char *name);
 
 /* ---------------------------------------------------------------------
  * GIDs and MTUs.
  */
 
-/* "fe80:0000:...": eight groups of four hex digits, as sysfs shows them. */
+/* "fe80:0000:...": eight groups of four hex digits, as sysfs shows them;
+ * out gets 39 characters and the closing NUL.  Prints nothing. */
 void lab_format_gid(const union ibv_gid *gid, char out[40]);
+/* True when all 16 bytes are 0 (an empty slot, or "no GRH"). */
 bool lab_gid_is_zero(const union ibv_gid *gid);
 /* IBV_MTU_1024 -> 1024; 0 for a value that is not an MTU. */
 uint32_t lab_mtu_bytes(enum ibv_mtu mtu);
@@ -248,10 +271,17 @@ uint32_t lab_mtu_bytes(enum ibv_mtu mtu);
 enum ibv_mtu lab_mtu_enum(uint32_t bytes);
 /*
  * Choose the GID index from the port's table of n entries (n is
- * port_attr.gid_tbl_len).  want: -g, or -1 for automatic (the RoCE v2
- * entry with an IPv4-mapped address).  ethernet: the port's link layer
- * is Ethernet (RoCE), which needs a GRH.  On success *idx is the index,
- * or -1 for "no GRH" (InfiniBand); on failure err says why.
+ * port_attr.gid_tbl_len; tab[i] is entry i, all-zero for an empty slot
+ * or one that could not be read).  want: -g (ctx->opt.gid_idx), or -1
+ * for automatic: the RoCE v2 entry with an IPv4-mapped address, else a
+ * RoCE v2 entry that is not link-local.  ethernet: the port's link layer
+ * is Ethernet (RoCE), which needs a GRH; an index asked for must then be
+ * a non-empty, non-link-local RoCE v2 entry.
+ * Returns 0 with *idx the index, or -1 for "no GRH" (InfiniBand, no -g).
+ * Returns -1 with err (errlen bytes, NUL-terminated) saying why, and *idx
+ * untouched.  It prints nothing, unlike the helpers below: the caller
+ * prints the FAIL line, e.g. lab_fail_code(ctx, LAB_CODE_GID_CHOICE,
+ * "%s", err).  It does not set ctx->gid: copy tab[*idx].gid there.
  */
 int lab_choose_gid(const struct lab_gid_entry *tab, int n, int want,
 		   bool ethernet, int *idx, char *err, size_t errlen);
@@ -261,27 +291,43 @@ int lab_choose_gid(const struct lab_gid_entry *tab, int n, int want,
  */
 
 /* The 52-byte exchange message, every field in network byte order.
- * Decoding returns 0, or the cause (LAB_CODE_EXCH_*) with err saying why. */
+ * Encoding writes LAB_WIRE_SIZE bytes and cannot fail.  Decoding returns
+ * 0 with *out filled, or the cause (LAB_CODE_EXCH_*) with err saying why
+ * and *out untouched.  Neither prints anything: lab_exchange_dest() calls
+ * both and prints the FAIL line. */
 void lab_wire_encode(const struct lab_dest *d, uint8_t out[LAB_WIRE_SIZE]);
 enum lab_code lab_wire_decode(const void *buf, size_t len, struct lab_dest *out,
 			      char *err, size_t errlen);
-/* Server: wait for one client.  Client: connect to HOST.  Sets ctx->sock. */
+/* Server: wait for one client on -p.  Client: connect to HOST:-p,
+ * retrying until -t runs out.  Call once: it sets ctx->sock, which the
+ * driver closes after the last step (do not close it).  -1 after the FAIL
+ * line (NO_CLIENT, NO_SERVER, RESOLVE, or the errno's code). */
 int lab_tcp_open(struct lab_ctx *ctx);
-/* Send ctx->local, receive and validate ctx->remote. */
+/* Send ctx->local (fill it first), then receive and validate the peer's
+ * message into ctx->remote.  Call once, after lab_tcp_open().  -1 after
+ * the FAIL line: no connection (MISUSE), the peer silent for -t
+ * (PEER_SILENT) or gone (PEER_CLOSED), its message refused (EXCH_*). */
 int lab_exchange_dest(struct lab_ctx *ctx);
-/* Both sides: "my QP is in RTS"; returns once the peer said the same. */
+/* Both sides: "my QP is in RTS"; returns once the peer said the same.
+ * One ready byte each way per call: both sides call it at the same
+ * points, as often.  -1 after the FAIL line (as lab_exchange_dest, or
+ * BAD_SYNC for another byte). */
 int lab_barrier(struct lab_ctx *ctx);
-/* Client: "the WRITE of len bytes has completed". */
+/* Client: "the WRITE of len bytes has completed" (send it after the
+ * WRITE's completion, not before).  -1 after the FAIL line. */
 int lab_send_write_done(struct lab_ctx *ctx, uint32_t len);
-/* Server: wait for the client's notice; sets ctx->write_len. */
+/* Server: wait for the client's notice; sets ctx->write_len.  -1 after
+ * the FAIL line (BAD_SYNC: another message, or more than buf_len). */
 int lab_recv_write_done(struct lab_ctx *ctx);
-/* Part 2, server: "the atomic word is at addr and now holds start". */
+/* Part 2, server: "the atomic word is at addr and now holds start".
+ * -1 after the FAIL line. */
 int lab_send_atomic_target(struct lab_ctx *ctx, uint64_t addr, uint64_t start);
-/* Part 2, client: wait for it; sets ctx->atomic_addr, ctx->atomic_start. */
+/* Part 2, client: wait for it; sets ctx->atomic_addr, ctx->atomic_start.
+ * -1 after the FAIL line (BAD_SYNC for another message). */
 int lab_recv_atomic_target(struct lab_ctx *ctx);
-/* Part 2, client: "my atomics have completed". */
+/* Part 2, client: "my atomics have completed".  -1 after the FAIL line. */
 int lab_send_atomic_done(struct lab_ctx *ctx);
-/* Part 2, server: wait for that notice. */
+/* Part 2, server: wait for that notice.  -1 after the FAIL line. */
 int lab_recv_atomic_done(struct lab_ctx *ctx);
 
 /*
@@ -306,21 +352,42 @@ uint64_t lab_ref_swap(void);
  * Work requests and completions.
  */
 
-/* Refuse a payload the local or the peer's buffer cannot hold. */
+/*
+ * Refuse a payload of len bytes that the local buffer (ctx->buf_len, -s)
+ * or the peer's (ctx->remote.len: call it after the exchange) cannot
+ * hold.  what names the payload in the message, a noun phrase that
+ * starts it: "the message" gives "lab send FAIL: the message is 5000
+ * bytes, larger than the local buffer (4096, -s) code=BUF_TOO_SMALL".
+ * Returns 0 when it fits, else -1 after that FAIL line: post nothing.
+ */
 int lab_check_fits(struct lab_ctx *ctx, const char *what, size_t len);
 /*
  * ibv_post_send(3) of one work request, or a list of them chained through
- * next, remembering the last in ctx->posted for the report line and the
- * hints.  Use it instead of ibv_post_send.  (A program that posts
- * through the extended API, ibv_wr_*, fills ctx->posted itself.)
+ * next, on ctx->qp, remembering the last in ctx->posted for the report
+ * line and the hints, and the PSNs they take (ctx->next_psn).  Use it
+ * instead of ibv_post_send, once per request: it posts, it does not wait
+ * (lab_wait_wc(), once per signaled request, does).  Returns 0 when the
+ * device took the list; -1 after the FAIL line ("ibv_post_send failed:
+ * ..." with ibv_post_send's errno value as the code, through
+ * lab_fail_verb(), and a hint), or MISUSE when ctx->qp is NULL.  On -1
+ * the request was not posted (in a list, the one refused and those after
+ * it): do not post it again nor wait for it; return -1.  ctx->next_psn
+ * moves only on success.  (A program that posts through the extended
+ * API, ibv_wr_*, fills ctx->posted itself.)
  */
 int lab_post_send(struct lab_ctx *ctx, struct ibv_send_wr *wr);
 /*
  * Wait, at most -t seconds, for one completion on ctx->cq through its
  * completion channel ctx->channel (never a busy poll: it would starve
- * rxe on a one-CPU guest).  It arms the CQ itself (ibv_req_notify_cq):
- * a step need not.  A completion with an error status fails,
- * with a hint.  Notices a peer that quit.
+ * rxe on a one-CPU guest), and put it in *wc.  It arms the CQ and
+ * acknowledges its events itself (ibv_req_notify_cq, ibv_get_cq_event,
+ * ibv_ack_cq_events): a step calls none of them.  One completion per
+ * call, of whatever work request came first: a step checks wc->opcode
+ * (and wc->wr_id) itself.  Returns 0 when wc->status is IBV_WC_SUCCESS;
+ * else -1 after the FAIL line: a completion with an error status
+ * (code=WC_<STATUS>, with a hint; *wc holds it), none within -t
+ * (NO_COMPLETION), the peer's TCP connection closed meanwhile
+ * (PEER_CLOSED), or no ctx->cq or ctx->channel (MISUSE).
  */
 int lab_wait_wc(struct lab_ctx *ctx, struct ibv_wc *wc);
 

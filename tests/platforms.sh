@@ -2,8 +2,11 @@
 # The lab where students and courses are: the container image (make
 # image) and the grading platforms' contracts, each in a real container
 # with no network and no privilege beyond the engine's defaults.
-#   - the image: make demo passes; vm/grade on a mounted reference gives
-#     full marks, on the skeleton 0;
+#   - the image, built once from the extracted handout tarball (make
+#     dist), as a student builds it: make demo passes; vm/grade on a
+#     mounted reference gives full marks; the handout's ./lab.sh, forced
+#     into the container: grade of the skeleton 0, run of the reference
+#     leaves out/run/wire.pcap on the host, ladder out/run/ladder.svg;
 #   - Gradescope: the zip of make gradescope, set up in a fresh Debian
 #     root laid out as Gradescope's (setup.sh at build), run_autograder at
 #     1 CPU and 2 GB: the reference as main.c, as lab/main.c of a
@@ -120,10 +123,10 @@ t0=$SECONDS
 # beside it are make test's longest path.
 low=(nice -n 10)
 ! command -v ionice >/dev/null || low+=(ionice -c 3)
-if "${low[@]}" vm/deps --platforms >"$t_tmp/deps.log" 2>&1; then
-	echo "note: vm/deps --platforms in $((SECONDS - t0)) s"
+if "${low[@]}" vm/deps --platforms --dist >"$t_tmp/deps.log" 2>&1; then
+	echo "note: vm/deps --platforms --dist in $((SECONDS - t0)) s"
 else
-	echo "note: vm/deps --platforms: $(tail -n 1 "$t_tmp/deps.log" |
+	echo "note: vm/deps --platforms --dist: $(tail -n 1 "$t_tmp/deps.log" |
 		tr -cd '[:print:]')"
 fi
 why=$(need python3 flock) || {
@@ -163,15 +166,35 @@ elif timed vm/platforms/image --base >"$log" 2>&1 &&
 else
 	fail "the base image debian:bookworm-slim" "$log"
 fi
-log=$t_tmp/image.log
-built=0
+# The handout (make dist), extracted: the image is built there, as a
+# student builds it, and its ./lab.sh runs there.
+ho=$t_tmp/handout
+log=$t_tmp/dist.log
+built=0 ho_ok=0
 if ! want image && ! want prairielearn; then
 	:
-elif timed make -s image >"$log" 2>&1; then
-	ok "make image ($engine, $t_secs s)"
+elif t0=$SECONDS && vm/grader/mkdist "$t_tmp/handout.tar.gz" >"$log" 2>&1 &&
+	mkdir -p "$ho" && tar -xzf "$t_tmp/handout.tar.gz" -C "$ho" &&
+	[ -s "$ho/rdma-lab/vm/grader/reference/standins.o" ]; then
+	ho=$ho/rdma-lab
+	ho_ok=1
+	ok "make dist: the handout, extracted ($((SECONDS - t0)) s)"
+else
+	fail "make dist: the handout, extracted" "$log"
+fi
+log=$t_tmp/image.log
+if [ "$ho_ok" = 0 ]; then
+	if want image || want prairielearn; then
+		skip "make image in the handout: make dist failed"
+	fi
+elif timed make -s -C "$ho" image >"$log" 2>&1; then
+	size=$("$ctr" image inspect --format '{{.Size}}' "$image" 2>/dev/null ||
+		echo 0)
+	ok "make image in the extracted handout ($engine, $t_secs s," \
+		"$((size / 1000000)) MB)"
 	built=1
 else
-	fail "make image" "$log"
+	fail "make image in the extracted handout" "$log"
 	built=0
 fi
 
@@ -213,15 +236,48 @@ elif [ "$built" = 1 ]; then
 	else
 		fail "image: vm/grade --lab of the reference" "$log"
 	fi
+	# The handout's ./lab.sh, forced into the container (this host has
+	# the packages): its skeleton graded, 0, with the logs on the host.
+	lab_sh=(flock "$t_lock" env LAB_WHERE=container LAB_IMAGE="$image"
+		"$ho/lab.sh")
 	log=$t_tmp/grade-skel.log
 	rc=0
-	timed in_image "$log" --network none -v "$t_tmp/skel:/sub:ro" \
-		"$image" vm/grade --lab /sub || rc=$?
-	if [ "$rc" = 1 ] && expect_in "$log" "^Score: 0/$max1\$" &&
-		{ [ "$max2" = 0 ] || expect_in "$log" "^Part two: 0/$max2\$"; }; then
-		ok "image: vm/grade --lab of the skeleton: 0/$max1${two:+, 0/$max2} ($t_secs s)"
+	timed "${lab_sh[@]}" grade >"$log" 2>&1 || rc=$?
+	if { [ "$rc" = 1 ] || [ "$rc" = 2 ]; } && expect_in "$log" "^Score: 0/$max1\$" &&
+		{ [ "$max2" = 0 ] || expect_in "$log" "^Part two: 0/$max2\$"; } &&
+		[ -s "$ho/out/grade/students/lab/result.json" ]; then
+		ok "image: ./lab.sh grade of the skeleton: 0/$max1${two:+, 0/$max2}," \
+			"out/grade/ on the host ($t_secs s)"
 	else
-		fail "image: vm/grade --lab of the skeleton (status $rc)" "$log"
+		fail "image: ./lab.sh grade of the skeleton (status $rc)" "$log"
+	fi
+	# A student's finished lab: ./lab.sh run leaves the capture on the
+	# host, and ./lab.sh ladder its chart beside it.
+	cp solution/main.c "$ho/lab/main.c"
+	log=$t_tmp/lab-run.log
+	if timed "${lab_sh[@]}" run >"$log" 2>&1 &&
+		expect_in "$log" '^\[server\] lab teardown ok' &&
+		expect_in "$log" '^\[client\] lab teardown ok' &&
+		[ "$(tshark -r "$ho/out/run/wire.pcap" -Y infiniband 2>/dev/null |
+			wc -l)" -gt 0 ]; then
+		ok "image: ./lab.sh run: out/run/wire.pcap on the host, RoCEv2" \
+			"in it ($t_secs s)"
+	else
+		fail "image: ./lab.sh run, the capture on the host" "$log"
+	fi
+	log=$t_tmp/lab-ladder.log
+	if timed "${lab_sh[@]}" ladder >"$log" 2>&1 &&
+		grep -q '<svg' "$ho/out/run/ladder.svg" 2>/dev/null; then
+		ok "image: ./lab.sh ladder: out/run/ladder.svg on the host ($t_secs s)"
+	else
+		fail "image: ./lab.sh ladder" "$log"
+	fi
+	# Where it runs without LAB_WHERE: here, with the packages, the host.
+	if "$ho/lab.sh" where >"$t_tmp/where.log" 2>&1 &&
+		expect_in "$t_tmp/where.log" '^host: '; then
+		ok "./lab.sh where: the host, which has the packages"
+	else
+		fail "./lab.sh where" "$t_tmp/where.log"
 	fi
 else
 	skip "image runs: make image failed"
