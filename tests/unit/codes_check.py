@@ -16,16 +16,7 @@ from labgrader.codes import CODES, read_codes  # noqa: E402
 from labgrader.judges.common import FAIL_HINTS  # noqa: E402
 from labgrader.judges.causes import CODE_HINTS  # noqa: E402
 
-failures = 0
-
-
-def check(name, good, why):
-    global failures
-    if good:
-        print("ok   " + name)
-    else:
-        print("FAIL %s: %s" % (name, why))
-        failures += 1
+from checklib import check, done  # noqa: E402
 
 
 def text(path):
@@ -75,4 +66,4 @@ check("codes_hinted (each of the %d codes has its hint in "
       "no hint: %s; not a code: %s" % (
           sorted(set(names) - set(CODE_HINTS)),
           sorted(set(CODE_HINTS) - set(names))))
-sys.exit(1 if failures else 0)
+done()

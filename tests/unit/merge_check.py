@@ -11,16 +11,7 @@ import tempfile
 
 G = os.path.join(os.path.dirname(__file__), "..", "..", "vm", "grader",
                  "grader.py")
-failed = 0
-
-
-def check(name, good, why=""):
-    global failed
-    if good:
-        print("ok   %s" % name)
-    else:
-        failed += 1
-        print("FAIL %s: %s" % (name, why))
+from checklib import check, done  # noqa: E402
 
 
 def shard(top, k, n, entries, students):
@@ -85,4 +76,4 @@ with tempfile.TemporaryDirectory() as t:
     check("merge of the same shard twice: refused",
           rc == 1 and "both shard 1/2" in text, "status %d: %s" % (rc, text))
 
-sys.exit(1 if failed else 0)
+done()
