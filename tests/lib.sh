@@ -138,23 +138,25 @@ cpu_watch() {
 	done
 }
 # stretch FILE: cpu_watch's FILE as the grader's stretch, in tenths (10:
-# none): 0.8 over the smaller share of the CPU a guest asked for that it
-# got, between 10 and 50 (vm/grader/settings.sh, SLOW_SHARE, SLOW_MAX).
+# none): SLOW_SHARE over the smaller share of the CPU a guest asked for
+# that it got, at most SLOW_MAX (vm/grader/settings.sh, in a subshell).
 # A bound of seconds that a guest's clock measured holds times that.
-stretch() {
-	local sr sw cr cw f=10 t
+stretch() (
+	# shellcheck source=vm/grader/settings.sh
+	. vm/grader/settings.sh
+	f=10
 	read -r sr sw cr cw 2>/dev/null <"$1" || {
 		echo 10
-		return 0
+		exit 0
 	}
 	for t in "$sr:$sw" "$cr:$cw"; do
 		[ "${t%:*}" -gt 0 ] || continue
-		t=$((80 * (${t%:*} + ${t#*:}) / ${t%:*} / 10))
+		t=$((SLOW_SHARE * (${t%:*} + ${t#*:}) / ${t%:*} / 10))
 		[ "$t" -le "$f" ] || f=$t
 	done
-	[ "$f" -le 50 ] || f=50
+	[ "$f" -le $((SLOW_MAX * 10)) ] || f=$((SLOW_MAX * 10))
 	echo "$f"
-}
+)
 
 summary() {
 	t_missing
