@@ -61,6 +61,11 @@ for name in $races; do
 	cp "$subs/$name.c" "$subs/$name-2.c"
 	cp "$subs/$name.c" "$subs/$name-3.c"
 done
+# A program that crashes is graded the same every time: 5 copies (six
+# copies of one once got 18/20 four times and 15/20 twice, issue 39).
+for k in 2 3 4 5; do
+	cp "$subs/crash_after_connect.c" "$subs/crash_after_connect-$k.c"
+done
 # A folder and a tarball, as students hand them in.
 mkdir -p "$t_tmp/tree/lab" && cp solution/main.c "$t_tmp/tree/lab/main.c"
 tar -C "$t_tmp/tree" -czf "$subs/tarball.tar.gz" lab
@@ -151,6 +156,50 @@ for name in $races; do
 	same3 "$name" "$(scores "$name")" "$(scores "$name-2")" \
 		"$(scores "$name-3")"
 done
+crash=$(scores crash_after_connect) why=''
+for k in 2 3 4 5; do
+	[ "$(scores "crash_after_connect-$k")" = "$crash" ] || why="$why $k"
+done
+if [ -n "$crash" ] && [ -z "$why" ]; then
+	ok "crash_after_connect graded 5 times: the same score at every step"
+else
+	fail "crash_after_connect: copies$why scored otherwise than '$crash'"
+fi
+
+# runs NAME: the seconds of runs a student's rounds cost the guests, as
+# the rounds' budget counts them (labgrader/rounds.py), and its rounds.
+runs() {
+	python3 - "$out/students/$1" <<'PY' 2>/dev/null
+import glob, json, os, sys
+sys.path.insert(0, "vm/grader")
+from labgrader.rounds import run_seconds
+d = sys.argv[1]
+paths = glob.glob(os.path.join(d, "round-*", "result.json")) or \
+    [os.path.join(d, "result.json")]
+rounds = [(None, json.load(open(p))) for p in paths]
+print("%.0f %d" % (run_seconds(rounds), len(rounds)))
+PY
+}
+# A round-staller (every step talks for 11 s, then fails) costs at most
+# the rounds' budget and one more round of three run limits (and the
+# client's slack), however many steps fail: its rounds stop (at 45 s it
+# got two rounds, 80 s of runs, against the reference's 4; 12 rounds
+# before any budget).  Counted as the budget counts (quiet-host seconds):
+# on a busy host its sleeps are not slowed, so it gets more rounds, each
+# as long as the host makes a correct submission's.
+budget=$(sed -n 's/^ROUND_BUDGET_S = //p' vm/grader/labgrader/rounds.py)
+run_t=$(sed -n 's/^RUN_TIMEOUT_DEFAULT=//p' vm/grader/settings.sh)
+slack=$(sed -n 's/^CLIENT_DONE_SLACK_S=//p' vm/grader/settings.sh)
+read -r st_s st_r <<<"$(runs round_staller)"
+read -r ref_s _ <<<"$(runs reference)"
+if [ -n "${st_s:-}" ] && [ -n "$budget$run_t$slack" ] &&
+	[ "$st_s" -le $((budget + 3 * run_t + slack)) ]; then
+	ok "round_staller: $st_s s of runs in $st_r round(s)" \
+		"(the reference: ${ref_s:-?} s; budget $budget s)"
+else
+	fail "round_staller: ${st_s:-?} s of runs in ${st_r:-?} round(s)," \
+		"over $budget + 3 x $run_t + $slack s"
+fi
 
 [ -z "${JUDGES_RECORD:-}" ] || expect_own_lines
 expect_hostile

@@ -27,10 +27,15 @@ from .text import read, write_atomic
 # (the steps stood in for, on one line; none in round 1).
 # The seconds of runs a student's rounds may use before no more are run
 # (run_seconds): a correct submission's three pairings take about 4 s,
-# a round whose program fails by a wait about 20 s, one that talks
-# until it is stopped 36 s (3 x RUN_TIMEOUT).  Steps a round would have
-# judged again keep the last round's verdict, with a note that says so.
-ROUND_BUDGET_S = 45
+# a round whose program fails by a wait about 20 s (so one hang and the
+# rounds after it fit), one that talks until it is stopped 36 s (3 x
+# RUN_TIMEOUT: no round follows it).  A student's runs so cost at most
+# this budget plus one round: a program whose every step talks for 11 s
+# and then fails cost 80 s of runs in two rounds at 45 s, 35 s in one
+# now, against 4 s for the reference (issue 39).  Steps a round would
+# have judged again keep the last round's verdict, with a note that says
+# so.
+ROUND_BUDGET_S = 30
 ROUND_DIR = re.compile(r"^round-(\d+)$")
 
 

@@ -140,7 +140,12 @@ class Evidence:
 
     def receive_race(self, c, kind, need):
         """Server: the receive for this message existed before the
-        barrier, and no RNR NAK answered the message."""
+        barrier, and no RNR NAK answered the message.  Not judged when
+        the program stopped before this step: its receives and barrier
+        are then another step's (a round-staller's send got the RNR
+        hint for receives it never reached)."""
+        if not self.S.reached(kind):
+            return
         naks, posted, barrier = self.naks, self.posted, self.barrier
         if [x for k, x in naks if k == kind]:
             c.bad("your QP accepts the %s" % kind.replace("_", " with "),
