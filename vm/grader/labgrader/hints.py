@@ -12,6 +12,8 @@ HINTS = {
     "IBV_ACCESS_REMOTE_WRITE in ibv_reg_mr()",
     "objects": "create the PD, channel, CQ, MRs and an RC QP and store "
     "them in ctx",
+    "mr_len": "register each buffer whole: ibv_reg_mr(pd, ctx->buf, "
+    "ctx->buf_len, ...); what lands past an MR's end is refused",
     "qp_remote": "the server QP's qp_access_flags lack "
     "IBV_ACCESS_REMOTE_WRITE (ibv_modify_qp to INIT)",
     "init": "INIT needs STATE, PKEY_INDEX, PORT, ACCESS_FLAGS",

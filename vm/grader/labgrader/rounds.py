@@ -112,6 +112,30 @@ def found_causes(rounds):
     return out
 
 
+def cleared(rounds, s, k):
+    """(round, later step) when step s, failed in round k on its own code,
+    failed again with the same hint when the reference's version of it
+    stood in, while a later step of the student's own failed in that
+    round: the evidence s's judge read was made by later code (RTR's
+    source GID index, which connect sets, fails open_device's and
+    exchange's judges), so the loss is that later step's, not s's.  A
+    failure that every stand-in keeps, with no step of the student's own
+    left to fail after it, clears nothing: some step keeps the loss.
+    None otherwise."""
+    hint = rounds[k][1]["steps"][s].get("hint")
+    if not hint:
+        return None
+    for j in range(k + 1, len(rounds)):
+        standins, result = rounds[j]
+        st = result["steps"].get(s)
+        later, _, _ = first_failure(result, standins)
+        if s in standins and st and not st["passed"] and \
+                st.get("hint") == hint and later is not None and \
+                STEP_NAMES.index(later) > STEP_NAMES.index(s):
+            return j, later
+    return None
+
+
 def next_standins(rounds, source):
     """The steps to stand in for in the next round, or None when every
     step of the student's own is judged.  rounds: [(standins, result)] in
@@ -217,6 +241,16 @@ def merge(rounds, source):
                       evidence=["  seen in step %s, whose failure comes "
                                 "from this step's code:" % blamed_for] +
                       fs["evidence"])
+        elif not r["steps"][s]["passed"] and s not in todo and \
+                cleared(rounds, s, k):
+            j, later = cleared(rounds, s, k)
+            st = dict(r["steps"][s], passed=True,
+                      score=r["steps"][s]["max"], hint=None,
+                      evidence=r["steps"][s]["evidence"] + [
+                          "  not this step's code: round %d, with the "
+                          "reference's %s in place of yours, saw the same, "
+                          "and your %s failed (the loss is there)" % (
+                              j + 1, s, later)])
         else:
             st = dict(r["steps"][s])
         if s in todo and not st["passed"] and s not in firsts:

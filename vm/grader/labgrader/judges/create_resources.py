@@ -2,6 +2,7 @@
 evidence")."""
 from ..evidence.kernel import created, kmade
 from ..hints import HINTS
+from ..lab import BUF_SIZE
 from ..text import num
 from ..verbs import ACCESS_REMOTE_WRITE, QPT_RC
 from .registry import judge
@@ -24,6 +25,11 @@ def judge_create_resources(ev, c):
         if missing:
             c.bad("PD, channel, CQ, MR, RC QP created (in the kernel)",
                   "not created: " + ", ".join(missing), HINTS["objects"])
+        short = short_mrs(S, mrs)
+        if short:
+            c.bad("the MR at each buffer covering it (%d bytes at %s)" %
+                  (short[0][2], short[0][0]), "the kernel's MR there: %d "
+                  "bytes" % short[0][1], HINTS["mr_len"])
         if side == "server" and not any(
                 num(m.get("access"), 0) & ACCESS_REMOTE_WRITE
                 for m in mrs):
@@ -50,3 +56,15 @@ def judge_create_resources(ev, c):
 def off_channel(cqs):
     """No CQ of the kernel's is on a completion channel."""
     return not any(num(e.get("ch"), 0) for e in cqs)
+
+
+def short_mrs(S, mrs):
+    """[(address, MR length, buffer length)] of the kernel's MRs that
+    start at the program's buffer (ctx->buf, as its create_resources line
+    gives it) and end before the buffer does.  Other MRs (a program's own
+    extra ones) are not the lab's buffer."""
+    addr = S.val("create_resources", "buf")
+    a = num(addr, -1)
+    return [(addr, num(m.get("len"), 0), BUF_SIZE) for m in mrs
+            if a > 0 and num(m.get("start"), -2) == a and
+            num(m.get("len"), 0) < BUF_SIZE]
