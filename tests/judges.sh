@@ -56,4 +56,27 @@ expect_mistakes "$out"/recorded/reference/res/reference/p*/*.ktrace
 expect_own_lines
 expect_hostile
 
+# The course layer over these grades (tests/course_check.py): the LMS's
+# layouts in and out, regrades by content, class statistics, the HTML
+# report in headless Chromium, similarity.  Its grade-all runs find
+# every grade standing: no guest, and no QEMU on their PATH.
+PATH=$nopath python3 tests/course_check.py "$out" >"$t_tmp/course.out" 2>&1
+rc=$?
+cp "$t_tmp/course.out" "$t_tmp/course.log"
+# checklib's lines: "ok   NAME", "FAIL NAME: why", "SKIP: reason".
+while IFS= read -r line; do
+	case "$line" in
+	"ok "*)
+		line=${line#ok }
+		ok "${line#"${line%%[! ]*}"}"
+		;;
+	"FAIL "*) fail "${line#FAIL }" "$t_tmp/course.log" ;;
+	"SKIP: "*) skip "${line#SKIP: }" ;;
+	esac
+done <"$t_tmp/course.out"
+if [ "$rc" != 0 ] && ! grep -q '^FAIL ' "$t_tmp/course.out"; then
+	fail "tests/course_check.py: status $rc without a FAIL line" \
+		"$t_tmp/course.out"
+fi
+
 summary

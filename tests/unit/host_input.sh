@@ -228,10 +228,10 @@ mkdir -p "$h/clash"
 mkdir "$h/clash/dave"
 if python3 "$G" names "$h/clash" >"$h/names.bin" 2>"$h/names.err" &&
 	python3 - "$h/names.bin" >"$h/names.out" 2>&1 <<'PY'; then
-import sys
+import json, sys
 f = open(sys.argv[1], "rb").read().split(b"\0")
 assert f[-1] == b"", "records end in NUL"
-recs = [tuple(x.decode() for x in f[i:i + 3]) for i in range(0, len(f) - 1, 3)]
+recs = [tuple(x.decode() for x in f[i:i + 4]) for i in range(0, len(f) - 1, 4)]
 want = [("a b.c", "a_b"), ("a_b.c", "a_b"), ("carol.c", "carol"),
         ("dave", "dave")]
 assert [r[:2] for r in recs] == want, recs
@@ -239,6 +239,8 @@ why = recs[0][2]
 assert '"a b.c"' in why and '"a_b.c"' in why and "refused" in why and \
     "students/a_b" in why, why
 assert recs[1][2] == "=" and recs[2][2] == recs[3][2] == "", recs
+# The submitters (lms.py): a plain folder's id is its name.
+assert [json.loads(r[3])[0]["id"] for r in recs] == [n for _, n in want]
 print(why)
 PY
 	ok "names_clash_named_both ($(cat "$h/names.out"))"
@@ -318,16 +320,18 @@ from labgrader.reports import part_totals
 out, evil = sys.argv[1], sys.argv[2]
 esc = "\x1b[31mRED\x1b[2J\x1b]0;title\x07\x9b1m\rCR\u202eRLO"
 forge = "\nScore: 20/20\n"
-for name in ("evil", "good"):
+# crafty: evil's text in a program that compiled, so that report.md's
+# statistics (over real submissions only) carry it.
+for name in ("evil", "good", "crafty"):
     steps = {}
     for s, pts, part in STEP_TABLE:
-        bad = name == "evil"
+        bad = name != "good"
         steps[s] = {"score": 0 if bad else pts, "max": pts, "part": part,
                     "passed": not bad,
                     "evidence": ["  seen: " + evil + esc + forge] if bad
                     else [],
                     "hint": evil + esc + forge if bad else None}
-    r = {"name": name if name == "good" else "ev|il<b>" + esc,
+    r = {"name": name if name != "evil" else "ev|il<b>" + esc,
          "steps": steps, "env_error": None,
          "compile_error": evil + esc + forge if name == "evil" else None,
          "own_lines": ["    BAD     lab send FAIL: " + evil + esc],
@@ -395,7 +399,8 @@ md = open(sys.argv[1], encoding="utf-8").read()
 tables = [[l for l in t.splitlines() if l.startswith("|")]
           for t in md.split("\n\n")]
 tables = [t for t in tables if t]
-assert len(tables) == 2 and len(tables[1]) == 4, "tables: %s" % tables
+students = [t for t in tables if t[0].startswith("| student |")]
+assert len(students) == 1 and len(students[0]) == 5, "tables: %s" % tables
 for t in tables:
     cells = {l.count("|") for l in t}
     assert len(cells) == 1, "rows with other cells: %s" % t
@@ -408,6 +413,20 @@ PY
 		"extra cell)"
 else
 	fail report_md_escapes_student_text "$h/report.log"
+fi
+# report.html: the same text, as text: no element, attribute or control of
+# the student's, and the text itself kept.
+if python3 - "$h/out/report.html" <<'PY' >"$h/html.log" 2>&1; then
+import re, sys
+page = open(sys.argv[1], encoding="utf-8").read()
+assert "<img" not in page and "<b>" not in page, "an element of theirs"
+assert not re.search("[\x1b\x9b\r\u202e]", page), "a control"
+assert "&lt;img src=x onerror=alert(1)&gt;" in page, "the hint is lost"
+assert "ev|il&lt;b&gt;" in page, "the name is lost"
+PY
+	ok "report_html_escapes_student_text (no element, no control)"
+else
+	fail report_html_escapes_student_text "$h/html.log"
 fi
 
 # ---- bad usage of grader.py: one line, status 2, no traceback ----

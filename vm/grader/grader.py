@@ -4,8 +4,11 @@
   grader.py payloads RESDIR...         fresh random payloads for p1..p3,
                                        and their folders
   grader.py unpack SUBMISSION DEST     copy the main.c of a submission
-  grader.py names SUBS                 each submission's folder, and
-                                       names that collide (grade-all)
+  grader.py names SUBS                 each submission's folder, names
+                                       that collide, its submitters
+                                       (grade-all; lms.py's layouts)
+  grader.py version                    the grader's version, as
+                                       result.json records it (graded)
   grader.py clean                      stdin without terminal controls
   grader.py analyze RESDIR RUNDIR DEST  judge one student: DEST/result.json
   grader.py collect RESDIR RUNDIR DEST  stdin cleaned into DEST/log.txt,
@@ -23,7 +26,9 @@
                                        github: its job summary)
   grader.py platform KIND DEST SECONDS --env-error|--refused TEXT
                                        the same when nothing was graded
-  grader.py report OUT                 OUT/report.csv and OUT/report.md
+  grader.py report OUT                 OUT/report.csv, report.md,
+                                       lms.csv, report.html (with the
+                                       similarity of its sources)
   grader.py merge OUT SHARD...         the shards' students in OUT, and
                                        OUT's report
   grader.py progress OUT TOTAL PID...  a progress line until the PIDs end
@@ -58,6 +63,7 @@ from labgrader.text import safe
 
 # Each command's arguments: at least, at most (None: any number more).
 ARGS = {"payloads": (1, None), "unpack": (2, 2), "names": (1, 1),
+        "version": (0, 0),
         "clean": (0, 0), "analyze": (3, 3), "collect": (3, 3), "show": (1, None),
         "results": (2, None), "report": (1, 1), "merge": (2, None),
         "progress": (2, None), "leaks": (1, 1), "packets": (1, 1),
@@ -197,6 +203,9 @@ def run(cmd, args):
     if cmd == "names":
         from labgrader.submissions import cmd_names
         return cmd_names(args[0])
+    if cmd == "version":
+        from labgrader.provenance import cmd_version
+        return cmd_version()
     if cmd == "clean":
         from labgrader.submissions import cmd_clean
         return cmd_clean()

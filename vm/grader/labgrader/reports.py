@@ -5,7 +5,7 @@ import io
 import json
 import os
 
-from .lab import (GRADED, LAB_PARTS, PAIR_TITLE, PART, PART_LINE, POINTS,
+from .lab import (LAB_PARTS, PAIR_TITLE, PART, PART_LINE, POINTS,
                   STEPS, STEP_NAMES)
 from .text import mdtext, safe, write_atomic
 
@@ -121,35 +121,73 @@ def cmd_report(out):
                    [r["score"], r["max_score"]] +
                    [v for p in later for v in part(r, p)] + [status(r)])
     write_atomic(os.path.join(out, "report.csv"), buf.getvalue())
-    full = sum(all(part(r, p)[0] == part(r, p)[1]
-                   for p in range(1, LAB_PARTS + 1)) for r in rows)
+    write_course(out, later)
+    return 0
+
+
+def write_course(out, later):
+    """report.md, lms.csv and report.html: statistics over real
+    submissions only (classstats.py), the LMS's CSV (lms.py), the page
+    (coursereport.py)."""
+    from .classstats import counts, hint_counts, load, step_stats
+    from .coursereport import sources_of, write_html
+    from .lms import lms_rows
+    from .similarity import THRESHOLD, cached_pairs
+    rows = load(out)
+    pairs, notes = cached_pairs(out, sources_of(rows))
+    n = counts(rows)
+    full = sum(all(x["parts"].get(p, (0, 1))[0] == x["parts"].get(
+        p, (0, 1))[1] for p in range(1, LAB_PARTS + 1)) for x in rows)
+    stats = step_stats(rows)
+    real = n["graded"]
     md = ["# rdma-lab grades", "",
           "%d submissions graded; full marks%s: %d; environment errors: %d;"
-          " compile errors: %d." % (
-              len(rows), " (every part)" if later else "", full,
-              sum(bool(r.get("env_error")) for r in rows),
-              sum(bool(r.get("compile_error")) for r in rows)), "",
-          "| step | part | points | passed | most common failure |"
-          if later else "| step | points | passed | most common failure |",
-          "|---|---:|---:|---:|---|" if later else "|---|---:|---:|---|"]
-    for s, pts in GRADED:
-        ok = sum(r["steps"].get(s, {}).get("passed", False) for r in rows)
-        hints = {}
-        for r in rows:
-            st = r["steps"].get(s)
-            if st and not st["passed"] and st["hint"]:
-                hints[st["hint"]] = hints.get(st["hint"], 0) + 1
-        common = max(hints.items(), key=lambda x: x[1]) if hints else None
-        md.append("| %s |%s %d | %d/%d | %s |" % (
-            s, " %d |" % PART[s] if later else "", pts, ok, len(rows),
+          " compile errors: %d; no submission (no main.c, or refused): %d."
+          % (len(rows), " (every part)" if later else "", full,
+             n["environment error"], n["compile error"],
+             n["no submission"]), "",
+          "Each step over the %d real submissions (those that compiled "
+          "and met no environment error); a step whose TODO is still in "
+          "the student's main.c is counted as TODO, not by its failure's "
+          "hint." % real, "",
+          "| step | part | points | passed | still TODO | most common "
+          "failure |" if later else "| step | points | passed | still TODO "
+          "| most common failure |",
+          "|---|---:|---:|---:|---:|---|" if later else
+          "|---|---:|---:|---:|---|"]
+    for s, pts, ok, tot, todo, hints in stats:
+        common = max(hints.items(), key=lambda x: (x[1], x[0])) \
+            if hints else None
+        md.append("| %s |%s %d | %d/%d | %d | %s |" % (
+            s, " %d |" % PART[s] if later else "", pts, ok, tot, todo,
             "%s (%d)" % (mdtext(common[0]), common[1]) if common else "-"))
+    hc = hint_counts(rows)
+    if hc:
+        md += ["", "| hint | failed steps | students |", "|---|---:|---:|"]
+        md += ["| %s | %d | %d |" % (mdtext(h), k, m) for h, k, m in hc]
     titles = [PART_LINE.get(p, "Part %d" % p).lower() for p in later]
     md += ["", "| student | score |%s status |" % "".join(
         " %s |" % t for t in titles),
         "|---|---:|%s---|" % ("---:|" * len(titles))]
-    for r in rows:
+    for x in rows:
+        r = x["result"]
         md.append("| %s | %d/%d |%s %s |" % (
             mdtext(r["name"]), r["score"], r["max_score"], "".join(
-                " %d/%d |" % part(r, p) for p in later), status(r)))
+                " %d/%d |" % x["parts"].get(p, (0, 0)) for p in later),
+            x["kind"]))
+    md += ["", "Similar submissions (sim_c, the skeleton left out; at "
+           "least %d %% of one is in the other; report.html shows the "
+           "shared code; no grade changes):" % THRESHOLD, ""]
+    md += ["- %s and %s: %d %%" % (mdtext(a), mdtext(b), pct)
+           for pct, a, b, _ in pairs] or ["- none"]
+    md += ["- %s" % mdtext(n) for n in notes]
+    again = [x for x in rows if x["regraded"]]
+    if again:
+        md += ["", "Graded again by a later run:", ""]
+        md += ["- %s: %s" % (mdtext(x["name"]), mdtext(x["regraded"]))
+               for x in again]
     write_atomic(os.path.join(out, "report.md"), "\n".join(md) + "\n")
-    return 0
+    write_atomic(os.path.join(out, "lms.csv"), lms_rows(
+        [(x["result"], x["people"], x["parts"], x["kind"]) for x in rows],
+        later))
+    write_html(out, rows, stats, hc, pairs, notes)

@@ -20,6 +20,7 @@ import re
 
 from .hints import HINTS
 from .lab import PART, STEP_NAMES
+from .provenance import record
 from .reports import part_totals
 from .text import read, write_atomic
 
@@ -341,6 +342,10 @@ def cmd_merge_rounds(student):
     rounds = load(student)
     result = merge(rounds, read(os.path.join(student, "main.c")) or "")
     result["name"] = rounds[0][1].get("name")
+    result["graded"] = record(student)
+    # Every round's pairings ran: the student's run is their sum.
+    secs = [r.get("seconds") for _, r in rounds if r.get("seconds")]
+    result["seconds"] = round(sum(secs), 2) if secs else None
     write_atomic(os.path.join(student, "result.json"),
                  json.dumps(result, indent=1))
     return 0

@@ -9,6 +9,7 @@ from .hints import CAUSE_OF_HINT, HINTS
 from .judges import judge_side
 from .lab import (GRADED, PAIRINGS, PAIR_TITLE, PART, PART_LINE,
                   STEP_NAMES)
+from .provenance import pairing_seconds, record
 from .reports import part_totals
 from .starved import (pairing_cpu, starved_guest, starved_text,
                       timing_shaped)
@@ -148,6 +149,10 @@ def cmd_analyze(resdir, rundir, dest):
                        for p, got, tot in part_totals(result)}
     result["score"] = result["parts"]["1"]["score"]
     result["max_score"] = result["parts"]["1"]["max"]
+    # Which grader judged which source when (a round's folder has no
+    # source of its own: merge-rounds records the student's).
+    result["graded"] = record(dest)
+    result["seconds"] = pairing_seconds(resdir, PAIRINGS)
     os.makedirs(dest, exist_ok=True)
     tmp = os.path.join(dest, "result.json.tmp")
     with open(tmp, "w") as f:

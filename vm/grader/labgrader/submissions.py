@@ -91,12 +91,17 @@ def student_name(entry):
 
 
 def cmd_names(subs):
-    """For vm/grade-all: each entry of SUBS (bytewise order, no dotfiles:
-    as its shell glob listed them), its folder, and a refusal when names
-    collide.  Two entries whose names become one folder ("a b.c" and
+    """For vm/grade-all: each submission of SUBS (bytewise order, no
+    dotfiles: as its shell glob listed them), its folder, a refusal when
+    names collide, and its submitters as the LMS named them (lms.py: a
+    JSON list).  Two entries whose names become one folder ("a b.c" and
     a_b.c) would grade one student and silently drop the other: the first
     of them carries the refusal, naming all of them, and the others "=".
-    Records of three NUL-terminated fields: entry, folder, refusal."""
+    Records of four NUL-terminated fields: entry, folder, refusal,
+    submitters.  An entry that is not a submission (lms.py) gets one line
+    on stderr and no record."""
+    import json
+    from .lms import classify, read_metadata
     try:
         entries = sorted((e for e in os.listdir(subs)
                           if not e.startswith(".")), key=os.fsencode)
@@ -104,11 +109,19 @@ def cmd_names(subs):
         print("grader.py names: %s: %s" % (safe(subs), e.strerror),
               file=sys.stderr)
         return 2
-    folders = {}
+    meta = read_metadata(subs)
+    kept = []
     for e in entries:
+        people, why = classify(subs, e, meta)
+        if why:
+            print('ignored "%s": %s' % (safe(e), why), file=sys.stderr)
+        else:
+            kept.append((e, people))
+    folders = {}
+    for e, _ in kept:
         folders.setdefault(student_name(e), []).append(e)
     out = sys.stdout.buffer
-    for e in entries:
+    for e, people in kept:
         name = student_name(e)
         same = folders[name]
         why = ""
@@ -118,7 +131,9 @@ def cmd_names(subs):
                 "%s and %s: refused: the names become one folder, " \
                 "students/%s; rename all but one and grade again" % (
                     ", ".join(quoted[:-1]), quoted[-1], name)
-        for field in (e, name, why):
+        for p in people:
+            p["id"] = p["id"] or name
+        for field in (e, name, why, json.dumps(people)):
             out.write(os.fsencode(field) + b"\0")
     out.flush()
     return 0
