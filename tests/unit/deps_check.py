@@ -178,7 +178,7 @@ def main():
     os.chdir(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", ".."))
     listed = subprocess.run(["vm/deps", "--list"], check=True,
                             capture_output=True, text=True).stdout
-    known, lab, platforms = set(), set(), set()
+    known, lab, platforms, dist = set(), set(), set(), set()
     for line in listed.splitlines():
         cmd, _pkg, use = line.split()
         known.add(cmd)
@@ -186,6 +186,8 @@ def main():
             lab.add(cmd)
         if use == "platforms":
             platforms.add(cmd)
+        if use == "dist":
+            dist.add(cmd)
     # Functions of the files scripts source.
     lib = "".join(open(f, encoding="utf-8").read()
                   for f in ("tests/lib.sh", "tests/grade/expect.sh",
@@ -203,9 +205,13 @@ def main():
                 print(f"{path}: runs '{cmd}', which vm/deps does not know")
                 bad += 1
             if path.startswith("vm/"):  # the lab's own, not only the tests'
-                # vm/platforms/: the lab's, and the container tools.
+                # vm/platforms/: the lab's, and the container tools;
+                # they and make dist's may package the tree (git).
                 own = lab | platforms if path.startswith("vm/platforms/") \
                     else lab
+                if path.startswith("vm/platforms/") or \
+                        path == "vm/grader/mkdist":
+                    own = own | dist
                 for cmd in sorted((found & known) - own):
                     print(f"{path}: runs '{cmd}', which vm/deps installs "
                           "for the tests only")
