@@ -154,7 +154,8 @@ SCRIPTS = ["Makefile", ".ci/run", "tests/run", "tests/*.sh", "tests/unit/*.sh",
            "tests/judges/record", "vm/platforms/container",
            "vm/platforms/image", "vm/platforms/grade-upload",
            "vm/platforms/gradescope/*", "vm/platforms/prairielearn/*",
-           "vm/platforms/github/summary"]
+           "vm/platforms/github/summary", "vm/platforms/github/classroom",
+           "vm/platforms/publish", "vm/grader/committed"]
 
 
 def script_text(path):
@@ -188,14 +189,18 @@ def main():
             platforms.add(cmd)
         if use == "dist":
             dist.add(cmd)
-    # Functions of the files scripts source.
+    # Functions of the files scripts source (vm/deps: its ubuntu_sources,
+    # which tests/unit/platforms_unit.sh takes out of it).
     lib = "".join(open(f, encoding="utf-8").read()
                   for f in ("tests/lib.sh", "tests/grade/expect.sh",
-                            "vm/grader/compile.sh", "vm/grader/settings.sh"))
+                            "vm/grader/compile.sh", "vm/grader/settings.sh",
+                            "vm/deps"))
     lib_funcs = set(re.findall(r"^\s*([A-Za-z_][\w-]*)\s*\(\)", lib, re.M))
     seen, bad = 0, 0
     for pattern in SCRIPTS:
         for path in sorted(glob.glob(pattern)):
+            if os.path.isdir(path):  # a platform's folder of data
+                continue
             text = script_text(path)
             funcs = set(re.findall(r"^\s*([A-Za-z_][\w-]*)\s*\(\)", text, re.M))
             found = set()
@@ -209,8 +214,8 @@ def main():
                 # they and make dist's may package the tree (git).
                 own = lab | platforms if path.startswith("vm/platforms/") \
                     else lab
-                if path.startswith("vm/platforms/") or \
-                        path == "vm/grader/mkdist":
+                if path.startswith("vm/platforms/") or path in (
+                        "vm/grader/mkdist", "vm/grader/committed"):
                     own = own | dist
                 for cmd in sorted((found & known) - own):
                     print(f"{path}: runs '{cmd}', which vm/deps installs "
