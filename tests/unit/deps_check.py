@@ -154,7 +154,8 @@ SCRIPTS = ["Makefile", ".ci/run", "tests/run", "tests/*.sh", "tests/unit/*.sh",
            "tests/judges/record", "vm/platforms/container",
            "vm/platforms/image", "vm/platforms/grade-upload",
            "vm/platforms/gradescope/*", "vm/platforms/prairielearn/*",
-           "vm/platforms/github/summary"]
+           "vm/platforms/github/summary", "vm/platforms/github/classroom",
+           "vm/platforms/publish", "vm/grader/committed"]
 
 
 def script_text(path):
@@ -178,7 +179,7 @@ def main():
     os.chdir(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", ".."))
     listed = subprocess.run(["vm/deps", "--list"], check=True,
                             capture_output=True, text=True).stdout
-    known, lab, platforms = set(), set(), set()
+    known, lab, platforms, dist = set(), set(), set(), set()
     for line in listed.splitlines():
         cmd, _pkg, use = line.split()
         known.add(cmd)
@@ -186,14 +187,20 @@ def main():
             lab.add(cmd)
         if use == "platforms":
             platforms.add(cmd)
-    # Functions of the files scripts source.
+        if use == "dist":
+            dist.add(cmd)
+    # Functions of the files scripts source (vm/deps: its ubuntu_sources,
+    # which tests/unit/platforms_unit.sh takes out of it).
     lib = "".join(open(f, encoding="utf-8").read()
                   for f in ("tests/lib.sh", "tests/grade/expect.sh",
-                            "vm/grader/compile.sh", "vm/grader/settings.sh"))
+                            "vm/grader/compile.sh", "vm/grader/settings.sh",
+                            "vm/deps"))
     lib_funcs = set(re.findall(r"^\s*([A-Za-z_][\w-]*)\s*\(\)", lib, re.M))
     seen, bad = 0, 0
     for pattern in SCRIPTS:
         for path in sorted(glob.glob(pattern)):
+            if os.path.isdir(path):  # a platform's folder of data
+                continue
             text = script_text(path)
             funcs = set(re.findall(r"^\s*([A-Za-z_][\w-]*)\s*\(\)", text, re.M))
             found = set()
@@ -203,9 +210,13 @@ def main():
                 print(f"{path}: runs '{cmd}', which vm/deps does not know")
                 bad += 1
             if path.startswith("vm/"):  # the lab's own, not only the tests'
-                # vm/platforms/: the lab's, and the container tools.
+                # vm/platforms/: the lab's, and the container tools;
+                # they and make dist's may package the tree (git).
                 own = lab | platforms if path.startswith("vm/platforms/") \
                     else lab
+                if path.startswith("vm/platforms/") or path in (
+                        "vm/grader/mkdist", "vm/grader/committed"):
+                    own = own | dist
                 for cmd in sorted((found & known) - own):
                     print(f"{path}: runs '{cmd}', which vm/deps installs "
                           "for the tests only")

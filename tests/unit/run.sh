@@ -813,6 +813,9 @@ else
 	ko lab_sh_where "status $rc: $(head -n 1 "$fake/out")"
 fi
 
+# shellcheck source=tests/unit/platforms_unit.sh
+. tests/unit/platforms_unit.sh
+
 # ---- libFuzzer on the exchange decoder, bounded, from the seed corpus ----
 # The checked-in corpus stays as it is: new inputs go to a scratch copy.
 if clang -D_GNU_SOURCE -g -O1 -fsanitize=fuzzer,address,undefined \

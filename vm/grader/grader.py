@@ -23,7 +23,8 @@
   grader.py results RESULT FILE [STEP...]  Gradescope results.json
   grader.py platform KIND DEST SECONDS RESULT [STEP...]  KIND's results
                                        file (gradescope, prairielearn,
-                                       github: its job summary)
+                                       github: its job summary, classroom:
+                                       GitHub Classroom's points)
   grader.py platform KIND DEST SECONDS --env-error|--refused TEXT
                                        the same when nothing was graded
   grader.py report OUT                 OUT/report.csv, report.md,

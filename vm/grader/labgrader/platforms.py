@@ -1,11 +1,14 @@
 """The grading platforms' results files, from one student's result.json
 (or from none, when grading could not finish): Gradescope's
-results.json, PrairieLearn's, and GitHub's job summary (Markdown).  Every text is plain text: the student's
-own lines are quoted in it (see "A submission is hostile input")."""
+results.json, PrairieLearn's, GitHub's job summary (Markdown) and GitHub
+Classroom's points (its reporter's base64 JSON).  Every text is plain
+text: the student's own lines are quoted in it (see "A submission is
+hostile input")."""
+import base64
 import json
 import os
 
-from .lab import PART, PART_LINE
+from .lab import GRADED, PART, PART_LINE
 from .reports import part_totals, render, result_steps
 from .text import mdtext, safe
 
@@ -46,14 +49,32 @@ def summary(result, steps=None):
     return text
 
 
+# Gradescope's visibilities of a result (its specification): the course
+# chooses one (make gradescope VISIBILITY=..., LAB_GS_VISIBILITY), e.g.
+# after_due_date to hide the results until the due date.
+VISIBILITIES = ("visible", "after_due_date", "after_published", "hidden")
+
+
+def gs_visibility():
+    """LAB_GS_VISIBILITY, checked (run_autograder reads it from the zip's
+    settings)."""
+    v = os.environ.get("LAB_GS_VISIBILITY") or "visible"
+    if v not in VISIBILITIES:
+        raise ValueError("LAB_GS_VISIBILITY is %r: one of %s" % (
+            v, ", ".join(VISIBILITIES)))
+    return v
+
+
 def gradescope(result, seconds, steps=None, why=None, refused=None):
     """Gradescope's results.json.  result None: nothing was graded, and
     why (an environment error) or refused (the upload: no main.c) says
     why.  An environment error keeps its steps at 0 but says, first, that
-    it was not the student's fault and to resubmit."""
+    it was not the student's fault and to resubmit (vm/platforms/
+    grade-upload writes none on Gradescope: a failed run, not a 0)."""
+    vis = gs_visibility()
     doc = {"execution_time": int(seconds), "output_format": "text",
            "test_output_format": "text", "test_name_format": "text",
-           "visibility": "visible", "stdout_visibility": "hidden"}
+           "visibility": vis, "stdout_visibility": "hidden"}
     if result is None:
         doc.update(score=0, tests=[], output=RESUBMIT % safe(why) if why
                    else REFUSED % safe(refused))
@@ -69,21 +90,28 @@ def gradescope(result, seconds, steps=None, why=None, refused=None):
                       "max_score": st["max"],
                       "status": "passed" if st["passed"] else "failed",
                       "output": text, "output_format": "text",
-                      "visibility": "visible"})
+                      "visibility": vis})
     doc.update(score=sum(t["score"] for t in tests), tests=tests,
                output=summary(result, steps))
     return doc
 
 
+# PrairieLearn's student uploads main.c through the question's
+# pl-file-upload: nothing else to suggest.
+PL_REFUSED = ("Not graded, and this attempt does not count: %s. Upload "
+              "your main.c and submit again.")
+
+
 def prairielearn(result, seconds, why=None, refused=None):
     """PrairieLearn's external-grader results.json: score 0..1 over every
-    graded part, gradable false on an environment error (the attempt is
-    not counted against the student)."""
+    graded part, gradable false on an environment error and on an upload
+    with nothing to grade (the attempt is not counted against the
+    student)."""
     if result is None or result.get("env_error"):
         why = why or (result or {}).get("env_error")
     if result is None:
-        text = RESUBMIT % safe(why) if why else REFUSED % safe(refused)
-        return {"gradable": not why, "succeeded": not why, "score": 0,
+        text = RESUBMIT % safe(why) if why else PL_REFUSED % safe(refused)
+        return {"gradable": False, "succeeded": not why, "score": 0,
                 "message": text, "output": text, "tests": [],
                 "execution_time": int(seconds)}
     tests = [{"name": s, "description": "part %d, step %s" % (p, number),
@@ -123,6 +151,36 @@ def github(result, why=None, refused=None):
     return "\n".join(o) + "\n"
 
 
+def classroom(result, why=None, refused=None):
+    """GitHub Classroom's points: the JSON its autograding reporter
+    (classroom-resources/autograding-grading-reporter) reads, base64
+    encoded, one test per step with its points.  An environment error
+    posts no points (max_score 0: the reporter then reports none, and
+    fails the run); a refused upload is 0 of the full marks."""
+    if why or (result or {}).get("env_error"):
+        text = RESUBMIT % safe(why or result["env_error"])
+        doc = {"version": 1, "status": "error", "max_score": 0,
+               "tests": [{"name": "grading", "status": "error", "score": 0,
+                          "message": text, "line_no": 0}]}
+    elif result is None:
+        doc = {"version": 1, "status": "fail",
+               "max_score": sum(p for _, p in GRADED),
+               "tests": [{"name": "upload", "status": "fail", "score": 0,
+                          "message": REFUSED % safe(refused),
+                          "line_no": 0}]}
+    else:
+        tests = [{"name": "%s %s" % (number, s),
+                  "status": "pass" if st["passed"] else "fail",
+                  "score": st["score"], "message": step_text(st),
+                  "line_no": 0}
+                 for p, number, s, st in step_tests(result)]
+        doc = {"version": 1, "max_score": sum(
+                   st["max"] for _, _, _, st in step_tests(result)),
+               "status": "pass" if all(t["status"] == "pass" for t in tests)
+               else "fail", "tests": tests}
+    return base64.b64encode(json.dumps(doc).encode()).decode() + "\n"
+
+
 def write_json(doc, dest):
     tmp = dest + ".tmp"
     with open(tmp, "w") as f:
@@ -130,7 +188,7 @@ def write_json(doc, dest):
     os.replace(tmp, dest)
 
 
-KINDS = ("gradescope", "prairielearn", "github")
+KINDS = ("gradescope", "prairielearn", "github", "classroom")
 
 
 def cmd_platform(kind, dest, seconds, what, rest):
@@ -143,9 +201,10 @@ def cmd_platform(kind, dest, seconds, what, rest):
         refused = rest[0]
     else:
         result = json.load(open(what))
-    if kind == "github":
+    if kind in ("github", "classroom"):
         with open(dest, "w") as f:
-            f.write(github(result, why, refused))
+            f.write(github(result, why, refused) if kind == "github" else
+                    classroom(result, why, refused))
         return 0
     if kind == "gradescope":
         doc = gradescope(result, seconds, rest if result else None, why,
