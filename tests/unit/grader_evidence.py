@@ -5,8 +5,10 @@ tests/grade/ext.c, the guests at their addresses 192.0.2.1 and .2, and
 of a small loopback program in one guest) and the wire's ICRC
 (docs/runs/demo.pcap); and the batch's progress count.  One "ok NAME"
 or "FAIL NAME: why" line per check."""
+import json
 import os
 import sys
+import tempfile
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "..",
                                 "vm", "grader"))
@@ -204,6 +206,27 @@ check("progress_counts_every_part",
       course.below_full({"score": 18, "max_score": 20}),
       "below_full: %s" % [course.below_full(result(*x)) for x in
                           ((20, 7), (18, 10), (20, 10))])
+
+# The progress count never goes back: a student whose rounds run (its
+# result.json taken away until they are merged) still counts, and one
+# seen graded once stays counted (it went 7/8, 5/8, 1/8 in a batch with
+# rounds).
+with tempfile.TemporaryDirectory() as t:
+    for name, files in (("a", ["result.json"]),
+                        ("b", ["round-1/result.json"]), ("c", [])):
+        for f in files:
+            os.makedirs(os.path.dirname(os.path.join(t, name, f)),
+                        exist_ok=True)
+            with open(os.path.join(t, name, f), "w") as out:
+                json.dump(result(20, 10), out)
+        os.makedirs(os.path.join(t, name), exist_ok=True)
+    seen = set()
+    first = course.tally(t, seen)
+    os.remove(os.path.join(t, "b", "round-1", "result.json"))
+    second = course.tally(t, seen)
+check("progress_never_goes_back",
+      first == (2, 1, 0, 0) and second == (2, 0, 0, 0),
+      "tally: %s then %s" % (first, second))
 
 # The wire: every packet of a real capture has a right ICRC; one changed
 # byte of payload, and that packet no longer counts.

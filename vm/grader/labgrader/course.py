@@ -97,14 +97,39 @@ def below_full(r):
     return any(p.get("score") != p.get("max") for p in parts.values())
 
 
+def tally(sdir, seen):
+    """(done, rounds, short, env) of the students in sdir: done, those
+    with a first verdict (result.json, or round-1/result.json while their
+    later rounds run: the batch takes result.json away until it merges
+    them), ever seen so in this run (seen, a set it adds to), so the
+    count never goes back; rounds, those whose rounds are not merged
+    yet; short and env, of the results in hand."""
+    rounds = short = env = 0
+    for name in os.listdir(sdir) if os.path.isdir(sdir) else []:
+        d = os.path.join(sdir, name)
+        try:
+            with open(os.path.join(d, "result.json")) as f:
+                r = json.load(f)
+        except (OSError, ValueError):
+            if os.path.exists(os.path.join(d, "round-1", "result.json")):
+                seen.add(name)
+                rounds += 1
+            continue
+        seen.add(name)
+        env += bool(r.get("env_error"))
+        short += below_full(r)
+    return len(seen), rounds, short, env
+
+
 def cmd_progress(out, total, pids):
-    """One line while batches run: graded/total, how many fell short of
-    full marks, environment errors, time left.  On a terminal it is
-    rewritten in place; into a file, a line each time the count moves."""
+    """One line while batches run: graded/total (a first verdict), how
+    many are in later rounds, how many fell short of full marks,
+    environment errors, time left.  On a terminal it is rewritten in
+    place; into a file, a line each time the count moves."""
     import time
     tty = sys.stderr.isatty()
     sdir = os.path.join(out, "students")
-    start, last, base = time.time(), None, None
+    start, last, base, seen = time.time(), None, None, set()
 
     def alive():
         for p in pids:
@@ -117,28 +142,23 @@ def cmd_progress(out, total, pids):
 
     while True:
         running = alive()
-        done = short = env = 0
-        for name in os.listdir(sdir) if os.path.isdir(sdir) else []:
-            try:
-                with open(os.path.join(sdir, name, "result.json")) as f:
-                    r = json.load(f)
-            except (OSError, ValueError):
-                continue
-            done += 1
-            env += bool(r.get("env_error"))
-            short += below_full(r)
+        done, rounds, short, env = tally(sdir, seen)
         if base is None:
             base = done  # kept from an earlier run: not this run's pace
         rate = (done - base) / max(time.time() - start, 1)
-        left = "?" if rate <= 0 else "%d s" % ((total - done) / rate)
-        line = "graded %d/%d, %d below full marks, %d environment " \
-            "errors, about %s left" % (done, total, short, env, left)
+        # A student in rounds costs about a submission's time more.
+        left = "?" if rate <= 0 else "%d s" % (
+            (total - done + rounds) / rate)
+        line = "graded %d/%d%s, %d below full marks, %d environment " \
+            "errors, about %s left" % (
+                done, total, ", %d in later rounds" % rounds if rounds
+                else "", short, env, left)
         if tty:
             print("\r\033[K" + line, end="" if running else "\n",
                   file=sys.stderr, flush=True)
-        elif (done, short, env) != last or not running:
+        elif (done, rounds, short, env) != last or not running:
             print(line, file=sys.stderr, flush=True)
-        last = (done, short, env)
+        last = (done, rounds, short, env)
         if not running:
             return 0
         time.sleep(2)
