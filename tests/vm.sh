@@ -225,25 +225,33 @@ shell_test() {
 	LAB_TMUX_SESSION=$session script -q -c "vm/run --shell" /dev/null \
 		>/dev/null 2>&1 &
 	local pid=$!
-	for _ in $(seq 300); do
+	# Bounds for a busy host: --shell boots cold (16.5 s quiet); under
+	# make test beside two busy loops a guest took over a minute to its
+	# prompt, past the 60 s these waits once allowed.  Each wait ends as
+	# soon as what it waits for is there.
+	for _ in $(seq 1500); do
 		tmux has-session -t "$session" 2>/dev/null && break
 		sleep 0.2
 	done
 	for pane in 0 1; do
-		for _ in $(seq 300); do
-			tmux capture-pane -p -t "$session:0.$pane" | grep -q 'root@' &&
-				break
+		for _ in $(seq 1500); do
+			tmux capture-pane -p -t "$session:0.$pane" 2>/dev/null |
+				grep -q 'root@' && break
 			sleep 0.2
 		done
 		tmux send-keys -t "$session:0.$pane" 'ibv_devices | grep -c rxe0' Enter
 	done
-	sleep 3
-	tmux capture-pane -p -t "$session:0.0" >"$t_tmp/pane0"
-	tmux capture-pane -p -t "$session:0.1" >"$t_tmp/pane1"
+	for pane in 0 1; do
+		for _ in $(seq 300); do
+			tmux capture-pane -p -t "$session:0.$pane" >"$t_tmp/pane$pane"
+			grep -qx 1 "$t_tmp/pane$pane" && break
+			sleep 0.2
+		done
+	done
 	for pane in 0 1; do
 		tmux send-keys -t "$session:0.$pane" 'exit' Enter
 	done
-	for _ in $(seq 150); do
+	for _ in $(seq 600); do
 		kill -0 "$pid" 2>/dev/null || break
 		sleep 0.2
 	done
