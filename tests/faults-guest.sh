@@ -44,7 +44,10 @@ if kind == "listen-die":
     conn, _ = srv.accept()
     conn.close()
     sys.exit(0)
-deadline = time.time() + 20
+# The server may start listening late on a busy host: under make test
+# beside two busy loops (stretch 3.7) it listened more than 20 s after
+# this fake began to try, and both gave up.
+deadline = time.time() + 60
 while True:
     try:
         s = socket.create_connection((host, port), timeout=5)
