@@ -10,7 +10,7 @@ docs=(README.md docs/*.md)
 check "relative links and images in README.md and docs/ resolve" \
 	python3 tests/docs_check.py links "${docs[@]}"
 
-check "quoted blocks in docs/ are the recorded runs in docs/runs/ (docs/runs/sync)" \
+check "quoted blocks in README.md and docs/ are the recorded runs in docs/runs/ (docs/runs/sync)" \
 	docs/runs/sync --check
 
 cat solution/main.c lab/support.c lab/driver.c >"$t_tmp/all.c"
