@@ -103,6 +103,10 @@ clean:
 #   make run    the same with your build of lab/main.c
 #   ARGS="..."  program options for both sides of either; quote text with
 #               spaces inside: make run ARGS="-m 'hello world'"
+#   LOSS='...'  the wire between the guests drops, delays, duplicates or
+#               reorders the RoCE packets the rules pick, for either:
+#               make run LOSS='drop c2s op=SEND_ONLY n=1' (vm/wire/relay
+#               --help); also LAB_WIRE in the environment
 # only: instructor
 #   make test   every test: host-side unit tests, the runner, end to end
 # end only
@@ -111,6 +115,9 @@ clean:
 # end handout
 # ---------------------------------------------------------------------------
 .PHONY: deps demo run test
+ifneq ($(LOSS),)
+demo run: export LAB_WIRE := $(LOSS)
+endif
 deps:
 	vm/deps
 

@@ -274,6 +274,13 @@ tally rounds_check "$BIN/rounds.out" $?
 python3 -B tests/unit/merge_check.py >"$BIN/merge.out" 2>&1
 tally merge_check "$BIN/merge.out" $?
 
+# ---- the programmable wire (vm/wire/relay), the guests played by sockets ----
+# The recorded run's frames through the relay on loopback ports, its rules
+# checked on what each side got and on its pcapng (tshark).
+python3 -B tests/unit/wire_check.py >"$BIN/wire.out" 2>&1
+tally wire_check "$BIN/wire.out" $?
+t_skip=$((t_skip + $(grep -c '^SKIP: ' "$BIN/wire.out")))
+
 # ---- the host reads submissions as hostile input ----
 # shellcheck source=tests/unit/host_input.sh
 . tests/unit/host_input.sh
