@@ -1,5 +1,5 @@
 #!/bin/bash
-# The programmable wire in the guests (issue 43), not yet in a group: the
+# The programmable wire in the guests (issue 43), run by tests/vm.sh: the
 # reference lab, server and client, through vm/run --wire RULES, each
 # side's hw_counters read before and after its run.  Boots one guest pair
 # (about 10 s warm), under the tests' lock.
