@@ -509,7 +509,7 @@ check "all ${#scripts[@]} shell scripts pass shellcheck" \
 
 # --- the programmable wire (issue 43): tests/wire-guest.sh -----------------
 # A SEND ONLY dropped between the guests: both sides still pass, and the
-# client resends it after its retransmit timer (about 14 s).
+# client resends it after its retransmit timer (the check: about 14 s).
 if tests/wire-guest.sh >"$t_tmp/wire-guest.log" 2>&1; then
 	ok "wire: $(grep -c '^ok' "$t_tmp/wire-guest.log") checks of" \
 		"tests/wire-guest.sh (a dropped SEND resent by RC)"
