@@ -2,7 +2,8 @@
 # ./lab.sh: the lab's commands, one per action, the same on every host
 # (Linux, macOS, Windows with WSL2 or Docker Desktop, a devcontainer).
 #   ./lab.sh demo              the reference program end to end (make demo)
-#   ./lab.sh run [ARGS=...]    your lab/main.c end to end (make run)
+#   ./lab.sh run [ARGS=...] [LOSS=...]   your lab/main.c end to end (make
+#                              run; LOSS: the wire drops packets, vm/wire/relay)
 #   ./lab.sh grade [GRADE_ARGS=...]   your lab graded (make grade)
 #   ./lab.sh ladder            your capture as a chart (make ladder)
 #   ./lab.sh shell             two guest consoles (vm/run --shell)
