@@ -21,12 +21,12 @@ import hashlib
 import json
 import os
 import re
+import resource
 import shutil
 import struct
 import subprocess
 import sys
 import tempfile
-import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "unit"))
 from checklib import check, done  # noqa: E402
@@ -167,7 +167,7 @@ def fake_tree(t):
 def grade_all(subs, out, result="reference"):
     """vm/grade-all over SUBS into OUT (fake_tree's: no guests); a
     student it grades gets the judged result of RESULT.  Status, output,
-    seconds, the students the stub graded."""
+    CPU seconds, the students the stub graded."""
     top = fake_tree(os.path.dirname(out))
     log = out + ".stub"
     if os.path.exists(log):
@@ -175,12 +175,16 @@ def grade_all(subs, out, result="reference"):
     env = dict(os.environ, STUB_LOG=log, GRADER=os.path.dirname(G),
                STUB_RESULT=os.path.join(JUDGED, "students", result,
                                         "result.json"))
-    t = time.time()
+    # Its CPU time, not its wall time: beside make test's guests a no-op
+    # rerun took 17.8 s of wall (and is 1.5-1.8 s on a quiet host).
+    r0 = resource.getrusage(resource.RUSAGE_CHILDREN)
     p = subprocess.run([os.path.join(top, "vm", "grade-all"), "-j", "1",
                         "--out", out, subs], capture_output=True, text=True,
                        env=env, timeout=120)
+    r1 = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = r1.ru_utime - r0.ru_utime + r1.ru_stime - r0.ru_stime
     stubbed = [os.path.basename(x.rstrip("/")) for x in read(log).split()]
-    return p.returncode, p.stdout + p.stderr, time.time() - t, stubbed
+    return p.returncode, p.stdout + p.stderr, cpu, stubbed
 
 
 def lms(out):
@@ -271,7 +275,8 @@ submission_1004:
           rows.get("1004", {}).get("status") == "compile error",
           str(rows.get("1004")))
     rc, text, secs, stub = grade_all(subs, out)
-    check("no_op_rerun_under_5_s (%.1f s)" % secs, rc == 0 and secs < 5 and
+    check("no_op_rerun_under_5_s (%.1f CPU-s)" % secs,
+          rc == 0 and secs < 5 and
           "nothing to grade" in text and not stub,
           "status %d: %s" % (rc, text[-400:]))
     return out
