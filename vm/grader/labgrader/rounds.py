@@ -228,6 +228,8 @@ def merge(rounds, source):
             k, r = passed[0]
         else:
             k, r = own[-1]
+        clear = None if blamed_for or r["steps"][s]["passed"] or \
+            s in todo else cleared(rounds, s, k)
         if blamed_for:
             # This step's code holds the cause of a later step's failure:
             # the loss is this step's, with that step's evidence.
@@ -242,9 +244,8 @@ def merge(rounds, source):
                       evidence=["  seen in step %s, whose failure comes "
                                 "from this step's code:" % blamed_for] +
                       fs["evidence"])
-        elif not r["steps"][s]["passed"] and s not in todo and \
-                cleared(rounds, s, k):
-            j, later = cleared(rounds, s, k)
+        elif clear:
+            j, later = clear
             st = dict(r["steps"][s], passed=True,
                       score=r["steps"][s]["max"], hint=None,
                       evidence=r["steps"][s]["evidence"] + [
