@@ -949,7 +949,7 @@ static void lab_wc_hint(struct lab_ctx *ctx, enum ibv_wc_status status)
 		else if (p->opcode != IBV_WR_RDMA_WRITE &&
 			 p->opcode != IBV_WR_RDMA_WRITE_WITH_IMM)
 			lab_hint(ctx, "wrong rkey or address, or REMOTE_WRITE "
-				      "missing on the peer's MR or QP");
+				      "missing on the peer's MR");
 		else if (p->remote_addr < r->addr ||
 			 p->remote_addr + p->len > r->addr + r->len)
 			lab_hint(ctx,
@@ -965,7 +965,7 @@ static void lab_wc_hint(struct lab_ctx *ctx, enum ibv_wc_status status)
 				 "the peer refused rkey 0x%x at 0x%" PRIx64
 				 "+%u, both as it advertised them: its "
 				 "rkey or address is wrong, or REMOTE_WRITE "
-				 "is missing on its MR or QP",
+				 "is missing on its MR",
 				 p->rkey, p->remote_addr, p->len);
 		break;
 	case IBV_WC_LOC_PROT_ERR:
@@ -996,10 +996,13 @@ static void lab_wc_hint(struct lab_ctx *ctx, enum ibv_wc_status status)
 				 p->opcode == IBV_WR_RDMA_READ
 					 ? "REMOTE_READ"
 					 : "REMOTE_ATOMIC");
+		else if (p->opcode == IBV_WR_RDMA_WRITE ||
+			 p->opcode == IBV_WR_RDMA_WRITE_WITH_IMM)
+			lab_hint(ctx, "the peer's QP refused it: REMOTE_WRITE "
+				      "missing in its qp_access_flags (INIT)");
 		else
-			lab_hint(ctx, "the peer rejected the request: message "
-				      "larger than its receive, or an opcode "
-				      "its QP forbids");
+			lab_hint(ctx, "the peer's QP refused it: packets "
+				      "larger than its path MTU (RTR)");
 		break;
 	case IBV_WC_WR_FLUSH_ERR:
 		lab_hint(ctx,
