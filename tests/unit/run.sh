@@ -281,6 +281,42 @@ python3 -B tests/unit/wire_check.py >"$BIN/wire.out" 2>&1
 tally wire_check "$BIN/wire.out" $?
 t_skip=$((t_skip + $(grep -c '^SKIP: ' "$BIN/wire.out")))
 
+# ---- vm/capacity: guest pairs from the cores and memory, or a Slurm job's ----
+# A 16-core host (nproc on PATH says so) with this host's memory: a Slurm
+# task's pairs come from its --cpus-per-task and --mem, not the node's.
+fake=$BIN/fake-nproc
+mkdir -p "$fake"
+printf '#!/bin/sh\necho 16\n' >"$fake/nproc"
+chmod +x "$fake/nproc"
+capacity_is() {
+	local want=$1 got
+	shift
+	got=$(env -u GRADE_SLOTS -u SLURM_JOB_ID -u SLURM_CPUS_PER_TASK \
+		-u SLURM_MEM_PER_NODE -u SLURM_MEM_PER_CPU \
+		-u SLURM_CPUS_ON_NODE PATH="$fake:$PATH" "$@" vm/capacity)
+	[ "$got" = "$want" ] || {
+		echo "$* vm/capacity: $got, not $want"
+		return 1
+	}
+}
+capacity_slurm() {
+	capacity_is 2 SLURM_JOB_ID=7 SLURM_CPUS_PER_TASK=4 &&
+		capacity_is 1 SLURM_JOB_ID=7 SLURM_CPUS_PER_TASK=4 \
+			SLURM_MEM_PER_NODE=2000 &&
+		capacity_is 2 SLURM_JOB_ID=7 SLURM_CPUS_ON_NODE=6 \
+			SLURM_MEM_PER_CPU=500 &&
+		capacity_is 1 SLURM_JOB_ID=7 SLURM_CPUS_PER_TASK=1 &&
+		capacity_is 3 GRADE_SLOTS=3 SLURM_JOB_ID=7 \
+			SLURM_CPUS_PER_TASK=1
+}
+if [ "$(awk '/^MemAvailable:/ { print int($2 / 1024) }' /proc/meminfo)" \
+	-lt 4000 ]; then
+	skip "vm/capacity in a Slurm job: less than 4 GB available here"
+else
+	check "vm/capacity in a Slurm job: its CPUs and memory, not the node's" \
+		capacity_slurm
+fi
+
 # ---- the host reads submissions as hostile input ----
 # shellcheck source=tests/unit/host_input.sh
 . tests/unit/host_input.sh
