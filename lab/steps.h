@@ -12,9 +12,11 @@
  */
 #ifndef LAB_PARTS
 /*
- * The parts this course does: 1 (the core) or 2 (the core and part two).
- * The one place an instructor chooses: the program runs, make dist hands
- * out and the grader grades the steps of parts 1..LAB_PARTS.
+ * The parts this course does: 1 (the core), 2 (the core and part two) or
+ * 3 (both, and part three: a wire that loses packets, exercises that add
+ * no step and no points yet; docs/handout.md section 7).  The one place an
+ * instructor chooses: the program runs, make dist hands out and the
+ * grader grades the steps of parts 1..LAB_PARTS.
  */
 #define LAB_PARTS 2
 #endif

@@ -67,7 +67,7 @@ check "PSNs named by packet-capture.md and handout.md are in docs/runs/*.pcap" \
 
 # The student's handout of the committed tree (make dist), for each course
 # choice: its texts are true there and name nothing it leaves out.
-for parts in 1 2; do
+for parts in 1 2 3; do
 	dist=$t_tmp/dist$parts
 	mkdir -p "$dist"
 	if LAB_PARTS=$parts LAB_DIST_UNCOMMITTED=1 vm/grader/mkdist "$dist/handout.tar.gz" \
