@@ -9,8 +9,13 @@ the client's and the server's lifelines, labelled with what a student
 should check: opcode, destination QP, PSN, immediate, RETH, AETH. Pure TCP
 ACKs are left out: they carry nothing the lab sends. Times are relative to
 the first frame, so the same capture always gives the same picture.
+A request sent again (its from, to, QP and PSN seen before) says RESENT;
+in vm/wire/relay's pcapng a frame the wire dropped is a dashed arrow that
+ends in an X short of the receiver, and what else the wire did (its frame
+comments) is written under the arrow.
 """
 import os
+import re
 import subprocess
 import sys
 from xml.sax.saxutils import escape
@@ -21,7 +26,9 @@ FIELDS = ["frame.number", "frame.time_relative", "ip.src", "ip.dst",
           "infiniband.bth.a", "infiniband.immdt", "infiniband.reth.va",
           "infiniband.reth.r_key", "infiniband.reth.dmalen",
           "infiniband.aeth.syndrome", "infiniband.aeth.msn",
-          "infiniband.atomiceth", "infiniband.atomicacketh"]
+          "infiniband.atomiceth", "infiniband.atomicacketh", "frame.comment"]
+# What vm/wire/relay's frame comments say it did.
+WIRE = re.compile(r"(dropped|duplicated|reordered|delayed [0-9]+ ms) by the wire")
 
 def read_opcodes():
     """Labels by opcode number, from vm/opcodes.tsv."""
@@ -109,7 +116,21 @@ def roce_label(p):
         extra.append("orig 0x" + p["infiniband.atomicacketh"].replace(":", ""))
     if p["infiniband.bth.a"] in ("1", "True") and kind == "req":
         extra.append("ack requested")
+    # A request again: requests are opcodes 0-12, 19 and 20.
+    if op <= 12 or op in (19, 20):
+        key = (p["ip.src"], p["ip.dst"], p["infiniband.bth.destqp"],
+               p["infiniband.bth.psn"])
+        if key in SENT:
+            extra.append("RESENT")
+        SENT.add(key)
+    wire = WIRE.search(p.get("frame.comment", ""))
+    if wire:
+        extra.append("DROPPED by the wire" if wire.group(1) == "dropped"
+                     else wire.group(0))
     return main, "  ".join(extra), kind
+
+
+SENT = set()
 
 
 def main():
@@ -127,7 +148,7 @@ def main():
     client = next((a for p in rows for a in (p["ip.src"], p["ip.dst"]) if a != server), "?")
     xs = {client: 260, server: 860}
 
-    items, y = [], 90
+    items, y, any_dropped = [], 90, False
     for p in rows:
         if p["infiniband.bth.opcode"]:
             main_l, extra, kind = roce_label(p)
@@ -138,10 +159,21 @@ def main():
             (main_l, extra), kind = tcp_label(p), "tcp"
         x1, x2 = xs.get(p["ip.src"], 560), xs.get(p["ip.dst"], 560)
         color = COLORS[kind]
+        dropped = "DROPPED by the wire" in extra
+        any_dropped = any_dropped or dropped
         items.append('<text x="20" y="%d" font-size="11" fill="#555">#%s  %.3f s</text>'
                      % (y + 12, p["frame.number"], float(p["frame.time_relative"])))
-        items.append('<line x1="%d" y1="%d" x2="%d" y2="%d" stroke="%s" stroke-width="1.6" '
-                     'marker-end="url(#head-%s)"/>' % (x1, y, x2, y + 14, color, kind))
+        if dropped:
+            # It never arrived: the arrow stops three quarters of the
+            # way, dashed, in an X.
+            xe, ye = x1 + (x2 - x1) * 3 // 4, y + 10
+            items.append('<line x1="%d" y1="%d" x2="%d" y2="%d" stroke="%s" stroke-width="1.6" '
+                         'stroke-dasharray="6 4"/>' % (x1, y, xe, ye, color))
+            items.append('<path d="M%d,%d L%d,%d M%d,%d L%d,%d" stroke="%s" stroke-width="2.4"/>'
+                         % (xe - 7, ye - 7, xe + 7, ye + 7, xe - 7, ye + 7, xe + 7, ye - 7, color))
+        else:
+            items.append('<line x1="%d" y1="%d" x2="%d" y2="%d" stroke="%s" stroke-width="1.6" '
+                         'marker-end="url(#head-%s)"/>' % (x1, y, x2, y + 14, color, kind))
         mid = (x1 + x2) // 2
         items.append('<text x="%d" y="%d" font-size="12" text-anchor="middle" fill="%s">%s</text>'
                      % (mid, y - 4, color, escape(main_l)))
@@ -166,7 +198,8 @@ def main():
         out.append('<line x1="%d" y1="44" x2="%d" y2="%d" stroke="#999" stroke-dasharray="5 4"/>'
                    % (x, x, height - 20))
     out.append('<text x="20" y="%d" font-size="11" fill="#555">frame, time; grey: TCP (pure ACKs '
-               'left out), blue: RDMA request, green: ACK, red: NAK</text>' % (height - 6))
+               'left out), blue: RDMA request, green: ACK, red: NAK%s</text>'
+               % (height - 6, "; dashed to an X: dropped by the wire" if any_dropped else ""))
     out += items
     out.append("</svg>")
     with open(sys.argv[2], "w", encoding="utf-8") as f:

@@ -280,6 +280,12 @@ tally merge_check "$BIN/merge.out" $?
 python3 -B tests/unit/wire_check.py >"$BIN/wire.out" 2>&1
 tally wire_check "$BIN/wire.out" $?
 t_skip=$((t_skip + $(grep -c '^SKIP: ' "$BIN/wire.out")))
+# The handout's Wireshark profile (wireshark/rdma-lab) through tshark on
+# docs/runs' captures and a relay pcapng, and the marks of wire-summary
+# and the ladder: RESENT, DROPPED and the rest.
+python3 -B tests/unit/wireshark_check.py >"$BIN/wireshark.out" 2>&1
+tally wireshark_check "$BIN/wireshark.out" $?
+t_skip=$((t_skip + $(grep -c '^SKIP: ' "$BIN/wireshark.out")))
 
 # ---- vm/capacity: guest pairs from the cores and memory, or a Slurm job's ----
 # A 16-core host (nproc on PATH says so) with this host's memory: a Slurm
