@@ -66,12 +66,18 @@ def recorded_numbers(path):
 
 
 def change(path, counter):
-    """The change column of a counter in a recorded before-and-after table."""
+    """The changes of a counter in a recorded before-and-after table: its
+    change column (counters-*.txt: name, before, after, change), or both
+    sides' (loss-*-counters.txt, make run's: name, server, client)."""
+    signed = re.compile(r"[+-]\d+")
     with open(os.path.join(ROOT, path), encoding="utf-8") as f:
         for line in f:
             w = line.split()
-            if len(w) == 4 and w[0] == counter and re.fullmatch(r"[+-]\d+", w[3]):
-                return int(w[3])
+            if len(w) == 4 and w[0] == counter and signed.fullmatch(w[3]):
+                return [int(w[3])]
+            if len(w) == 3 and w[0] == counter and \
+                    all(signed.fullmatch(v) for v in w[1:]):
+                return [int(w[1]), int(w[2])]
     return None
 
 
@@ -93,7 +99,8 @@ def prose(files):
         for sec in secs:
             if sec["title"].startswith("# "):
                 continue    # the file's own introduction, not an answer
-            counters = [r for r in sec["runs"] if "counters-" in r]
+            counters = [r for r in sec["runs"] if "counters" in
+                        os.path.basename(r)]
             # The answer's facts: its tables and quoted blocks, those of
             # the questions it names, the recordings it names, and what
             # its sums and products derive from them.
@@ -158,6 +165,7 @@ def prose(files):
                     got = [change(r, name) for r in mine]
                     if all(g is None for g in got):
                         continue
+                    got = [v for g in got if g for v in g]
                     n += 1
                     if val not in got:
                         print("%s: `%s` %+d, recorded %s in %s"

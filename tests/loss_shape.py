@@ -1,0 +1,54 @@
+#!/usr/bin/env python3
+"""The shape of a lossy run's packets, for tests/loss-guest.sh.
+
+    loss_shape.py SUMMARY      SUMMARY: vm/wire-summary's output
+
+One line per RoCE packet: sender, opcode, "+K" (its PSN less the first
+one's) and its marks (RESENT, DROPPED, NAK_SEQ_ERR), so that runs with
+other frames and PSNs compare; the client's packets, then the server's.  Left out: a resend while no dropped
+packet waits for its answer, and the responder's answer to it: rxe's
+retransmit timer does that on a busy host, loss or not (docs/handout.md
+section 6.4); it is not the exercise's.  The number left out goes to
+stderr.
+"""
+import sys
+
+
+def main():
+    with open(sys.argv[1], encoding="utf-8") as f:
+        rows = [line.split() for line in f][1:]
+    # lost: the PSN offsets of dropped packets not yet answered by an
+    # ACK or response of that offset or a later one.
+    first, lost, replays, out, spurious = None, set(), {}, [], 0
+    for w in rows:
+        if len(w) < 6 or not w[5].startswith("0x"):
+            continue
+        psn = int(w[5], 16)
+        first = psn if first is None else first
+        k = (psn - first) % (1 << 24)
+        marks = [m for m in ("RESENT", "DROPPED", "NAK_SEQ_ERR")
+                 if any(m in x for x in w[6:])]
+        sender, op = w[1], w[3]
+        request = not op.startswith(("ACKNOWLEDGE", "ATOMIC_ACK",
+                                     "RDMA_READ_RESPONSE"))
+        if request and "RESENT" in marks and not lost:
+            spurious += 1
+            replays.setdefault(w[2], []).append(k)
+            continue
+        if not request and k in replays.get(sender, []):
+            replays[sender].remove(k)
+            continue
+        if "DROPPED" in marks:
+            lost.add(k)
+        elif not request and "NAK_SEQ_ERR" not in marks:
+            lost = {x for x in lost if x > k}
+        out.append("%s %s +%d%s" % (sender, op, k,
+                                    "".join(" " + m for m in marks)))
+    # Each sender's packets in its order: how the two directions
+    # interleave on the wire is the host's timing, not the exercise's.
+    print("\n".join(sorted(out, key=lambda line: line.split()[0])))
+    print(spurious, file=sys.stderr)
+
+
+if __name__ == "__main__":
+    main()
