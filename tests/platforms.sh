@@ -267,6 +267,20 @@ elif [ "$built" = 1 ]; then
 	else
 		fail "image: ./lab.sh run, the capture on the host" "$log"
 	fi
+	# Part three from the container: the wire's drop in the summary, the
+	# wire's own capture and the counters on the host.
+	log=$t_tmp/lab-loss.log
+	if timed "${lab_sh[@]}" run LOSS='drop c2s op=SEND_ONLY n=1' \
+		>"$log" 2>&1 && expect_in "$log" 'SEND_ONLY.* DROPPED by the wire' &&
+		expect_in "$log" 'SEND_ONLY.* RESENT' &&
+		expect_in "$log" '^  completer_retry_err +\+0 +\+1$' &&
+		[ "$(tshark -r "$ho/out/run/wire.pcapng" -Y frame.comment \
+			2>/dev/null | wc -l)" = 1 ]; then
+		ok "image: ./lab.sh run LOSS=...: the drop, the resend and the" \
+			"counters; out/run/wire.pcapng on the host ($t_secs s)"
+	else
+		fail "image: ./lab.sh run LOSS=..." "$log"
+	fi
 	log=$t_tmp/lab-ladder.log
 	if timed "${lab_sh[@]}" ladder >"$log" 2>&1 &&
 		grep -q '<svg' "$ho/out/run/ladder.svg" 2>/dev/null; then
