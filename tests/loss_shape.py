@@ -5,8 +5,10 @@
 
 One line per RoCE packet: sender, opcode, "+K" (its PSN less the first
 one's) and its marks (RESENT, DROPPED, NAK_SEQ_ERR), so that runs with
-other frames and PSNs compare; the client's packets, then the server's.  Left out: a resend while no dropped
-packet waits for its answer, and the responder's answer to it: rxe's
+other frames and PSNs compare; the client's packets, then the
+server's.  Left out: a resend while no dropped packet waits for its
+answer, and one answer to it (an ACK of its PSN or a later one: a
+responder answers a duplicate with the last PSN it has in order).  rxe's
 retransmit timer does that on a busy host, loss or not (docs/handout.md
 section 6.4); it is not the exercise's.  The number left out goes to
 stderr.
@@ -35,8 +37,11 @@ def main():
             spurious += 1
             replays.setdefault(w[2], []).append(k)
             continue
-        if not request and k in replays.get(sender, []):
-            replays[sender].remove(k)
+        # A duplicate is answered with the last PSN the responder has in
+        # order, its own or a later one: one answer per spurious resend.
+        mine = [x for x in replays.get(sender, []) if x <= k]
+        if not request and mine:
+            replays[sender].remove(min(mine))
             continue
         if "DROPPED" in marks:
             lost.add(k)

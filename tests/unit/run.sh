@@ -323,6 +323,27 @@ else
 		capacity_slurm
 fi
 
+# ---- tests/loss-guest.sh's comparison: a loaded run as recorded ----
+# tests/unit/loss/middle-spurious.txt: a run of the lost-middle exercise
+# under make test's load (a fresh Debian 12), whose 3-packet WRITE with
+# immediate rxe's timer resent with nothing lost, each duplicate answered
+# with the last PSN in order: the same shape as the recording, 3 resends
+# left out.
+loss_spurious() {
+	local got n
+	got=$(python3 tests/loss_shape.py tests/unit/loss/middle-spurious.txt \
+		2>"$BIN/loss-n.txt") || return 1
+	n=$(cat "$BIN/loss-n.txt")
+	if [ "$got" != "$(python3 tests/loss_shape.py \
+		docs/runs/loss-middle-wire.txt 2>/dev/null)" ] || [ "$n" != 3 ]; then
+		echo "spurious resends left out: $n (want 3); the shape:"
+		echo "$got"
+		return 1
+	fi
+}
+check "loss_shape: a loaded run's timer resends left out, as recorded" \
+	loss_spurious
+
 # ---- the host reads submissions as hostile input ----
 # shellcheck source=tests/unit/host_input.sh
 . tests/unit/host_input.sh
