@@ -58,6 +58,23 @@ fail() {
 	fi
 }
 
+# tally NAME OUT STATUS: the ok, FAIL and SKIP lines a test program wrote
+# to OUT, shown and counted as checks; a non-zero STATUS without a FAIL
+# line is one more failure.
+tally() {
+	local p f k
+	cat "$2"
+	p=$(grep -c '^ok ' "$2")
+	f=$(grep -c '^FAIL ' "$2")
+	k=$(grep -c '^SKIP: ' "$2")
+	t_pass=$((t_pass + p))
+	t_fail=$((t_fail + f))
+	t_skip=$((t_skip + k))
+	if [ "$3" -ne 0 ] && [ "$f" -eq 0 ]; then
+		fail "${1}_exit: exit status $3 without a FAIL line"
+	fi
+}
+
 # skip REASON: a check that could not run; counted apart, never as passed.
 skip() {
 	t_skip=$((t_skip + 1))

@@ -6,8 +6,9 @@
 # dropped, the same NAKs and the same requests resent, each named by its
 # direction, opcode and PSN counted from the first (frames and PSNs differ
 # from run to run), and the same step lines passing or failing; a resend
-# of a request already acknowledged, which rxe's timer makes on a busy
-# host whatever the wire does, is left out (tests/loss_shape.py).  About 15
+# made while no dropped packet waited for its answer, which rxe's timer
+# makes on a busy host whatever the wire does, is left out with one answer
+# to it (tests/loss_shape.py).  About 15
 # guest-pair runs, 6 s each warm, under the tests' lock.
 #   tests/loss-guest.sh [NAME...]    default: every recorded one
 set -u

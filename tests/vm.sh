@@ -519,15 +519,6 @@ fi
 # Part three's exercises, each run 3 times: as recorded in docs/runs/
 # (about 100 s).
 tests/loss-guest.sh >"$t_tmp/loss-guest.log" 2>&1
-sed -n 's/^\(ok\|FAIL\|SKIP:\) /&/p' "$t_tmp/loss-guest.log" >"$t_tmp/loss.lines"
-while IFS= read -r line; do
-	case "$line" in
-	ok*) ok "${line#ok   }" ;;
-	FAIL*) fail "${line#FAIL }" "$t_tmp/loss-guest.log" ;;
-	SKIP:*) skip "${line#SKIP: }" ;;
-	esac
-done <"$t_tmp/loss.lines"
-[ -s "$t_tmp/loss.lines" ] || fail "tests/loss-guest.sh printed no check" \
-	"$t_tmp/loss-guest.log"
+tally loss_guest "$t_tmp/loss-guest.log" $?
 
 summary

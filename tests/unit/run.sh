@@ -27,19 +27,6 @@ else
 	fail "every command the scripts run is known to vm/deps" "$BIN/deps.out"
 fi
 
-# tally NAME OUT STATUS: the ok and FAIL lines a test program wrote to OUT
-# counted as checks; a non-zero STATUS without a FAIL line is one more.
-tally() {
-	local p f
-	cat "$2"
-	p=$(grep -c '^ok ' "$2")
-	f=$(grep -c '^FAIL ' "$2")
-	t_pass=$((t_pass + p))
-	t_fail=$((t_fail + f))
-	if [ "$3" -ne 0 ] && [ "$f" -eq 0 ]; then
-		ko "${1}_exit" "exit status $3 without a FAIL line"
-	fi
-}
 
 # ---- the host's package system: the kernel's source, what to install ----
 # shellcheck source=tests/unit/hosts.sh
