@@ -122,6 +122,11 @@ if e:
     print(sys.argv[2] + ": " + e[:300])' "$r" \
 			"$(basename "$(dirname "$r")")"
 	done >"$o/settled.txt"
+	# Why the guests failed them: kept (tests/lib.sh keep_evidence).
+	for r in "$o"/vm-attempt-*.log "$log"; do
+		[ ! -f "$r" ] ||
+			keep_evidence "settled-${o##*/}-${r##*/}" "$r"
+	done
 	echo "== again, for the environment errors" >>"$log"
 	rc=0
 	vm/grade-all "$@" >>"$log" 2>&1 || rc=$?

@@ -50,12 +50,24 @@ ok() {
 }
 
 # fail NAME [FILE]: a failed check, with the tail of FILE as evidence.
+# FILE is also kept whole in LAB_EVIDENCE (tests/run sets it), which
+# outlives the test's temporary folder: a CI log shows only a part.
 fail() {
 	t_fail=$((t_fail + 1))
 	echo "FAIL $1"
 	if [ -n "${2:-}" ] && [ -f "$2" ]; then
 		tail -n 40 "$2" | sed 's/^/     | /'
+		keep_evidence "$1" "$2"
 	fi
+}
+
+# keep_evidence NAME FILE: FILE's first 4 MB as LAB_EVIDENCE/NAME.log
+# (NAME in file-name characters), when LAB_EVIDENCE is a folder.
+keep_evidence() {
+	local name
+	[ -n "${LAB_EVIDENCE:-}" ] && [ -d "$LAB_EVIDENCE" ] || return 0
+	name=$(printf '%s' "$1" | tr -c 'A-Za-z0-9_.-' '_' | cut -c 1-100)
+	head -c 4000000 "$2" >"$LAB_EVIDENCE/$name.log" 2>/dev/null || true
 }
 
 # tally NAME OUT STATUS: the ok, FAIL and SKIP lines a test program wrote
