@@ -7,6 +7,8 @@
 #     mounted reference gives full marks; the handout's ./lab.sh, forced
 #     into the container: grade of the skeleton 0, run of the reference
 #     leaves out/run/wire.pcap on the host, ladder out/run/ladder.svg;
+#   - the devcontainer (VS Code, Codespaces) of the extracted handout,
+#     through @devcontainers/cli: make demo and make grade in it;
 #   - Gradescope: the zip of make gradescope, set up in a fresh Debian
 #     root laid out as Gradescope's (setup.sh at build), run_autograder at
 #     1 CPU and 2 GB: the reference as main.c, as lab/main.c of a
@@ -104,9 +106,9 @@ assert eval(sys.argv[2]), sys.argv[2]
 ' "$2" "$3"
 }
 
-# PLATFORMS_ONLY="image gradescope prairielearn github slurm" (any of
+# PLATFORMS_ONLY="image devcontainer gradescope prairielearn github slurm" (any of
 # them) runs only those sections, when working on one.
-only=${PLATFORMS_ONLY:-image gradescope prairielearn github slurm}
+only=${PLATFORMS_ONLY:-image devcontainer gradescope prairielearn github slurm}
 [ -z "${PLATFORMS_ONLY:-}" ] || echo "note: only $only (PLATFORMS_ONLY)"
 want() {
 	case " $only " in *" $1 "*) return 0 ;; esac
@@ -142,12 +144,12 @@ fi
 # Containers (their runtime sets limits through it) and slurmd need the
 # cgroup file system; a chroot (../shared/tools/fresh-check) has none.
 if ! mountpoint -q /sys/fs/cgroup 2>/dev/null; then
-	for s in image gradescope prairielearn slurm; do
+	for s in image devcontainer gradescope prairielearn slurm; do
 		! want "$s" || skip "$s: no cgroup file system at /sys/fs/cgroup" \
 			"(containers and slurmd need one; a chroot lacks it)"
 	done
 	only=$(for s in $only; do
-		case "$s" in image | gradescope | prairielearn | slurm) ;;
+		case "$s" in image | devcontainer | gradescope | prairielearn | slurm) ;;
 		*) echo "$s" ;; esac
 	done | tr '\n' ' ')
 fi
@@ -301,6 +303,64 @@ elif [ "$built" = 1 ]; then
 	fi
 else
 	skip "image runs: make image failed"
+fi
+
+# ---- the devcontainer ------------------------------------------------
+# The handout's .devcontainer/devcontainer.json as VS Code and Codespaces
+# use it, through their reference CLI (npm @devcontainers/cli, installed
+# once): up builds it from the Dockerfile (the image's layers, cached
+# above) with the extracted handout mounted at /opt/rdma-lab; in its
+# terminal make demo passes and make grade of the skeleton scores 0, both
+# writing out/ on the host.
+dc_dir=${XDG_CACHE_HOME:-$HOME/.cache}/rdma-lab/devcontainer-cli
+dc_bin=$dc_dir/node_modules/.bin/devcontainer
+if ! want devcontainer; then
+	:
+elif [ "$built" != 1 ]; then
+	skip "devcontainer: make image in the handout failed"
+elif ! command -v npm >/dev/null || ! command -v node >/dev/null; then
+	skip "devcontainer: npm and node are not installed"
+elif ! { [ -x "$dc_bin" ] || { mkdir -p "$dc_dir" &&
+	timeout 300 npm install --prefix "$dc_dir" --no-audit --no-fund \
+		@devcontainers/cli@0.89.0 >"$t_tmp/dc-npm.log" 2>&1; }; }; then
+	skip "devcontainer: npm could not install @devcontainers/cli:" \
+		"$(grep -m 1 'ERR' "$t_tmp/dc-npm.log" | tr -cd '[:print:]' |
+			cut -c 1-120)"
+else
+	dc_opts=(--workspace-folder "$ho" --docker-path "$PWD/$ctr")
+	log=$t_tmp/dc-up.log
+	if timed "$dc_bin" up "${dc_opts[@]}" >"$log" 2>&1 &&
+		expect_in "$log" '"outcome":"success"'; then
+		ok "devcontainer: up from the extracted handout ($t_secs s)"
+		log=$t_tmp/dc-demo.log
+		rm -rf "$ho/out/demo"
+		if timed flock "$t_lock" "$dc_bin" exec "${dc_opts[@]}" \
+			make demo >"$log" 2>&1 &&
+			expect_in "$log" '^\[client\] lab teardown ok' &&
+			[ -s "$ho/out/demo/wire.pcap" ]; then
+			ok "devcontainer: make demo in its terminal," \
+				"out/demo/wire.pcap on the host ($t_secs s)"
+		else
+			fail "devcontainer: make demo in its terminal" "$log"
+		fi
+		log=$t_tmp/dc-grade.log
+		rm -rf "$ho/out/grade"
+		rc=0
+		timed flock "$t_lock" "$dc_bin" exec "${dc_opts[@]}" \
+			make grade >"$log" 2>&1 || rc=$?
+		if [ "$rc" != 0 ] && expect_in "$log" '^Score: 0/20' &&
+			[ -s "$ho/out/grade/students/lab/result.json" ]; then
+			ok "devcontainer: make grade of the skeleton: 0/20," \
+				"out/grade/ on the host ($t_secs s)"
+		else
+			fail "devcontainer: make grade of the skeleton (status $rc)" \
+				"$log"
+		fi
+	else
+		fail "devcontainer: up from the extracted handout" "$log"
+	fi
+	"$ctr" ps -aq --filter "label=devcontainer.local_folder=$ho" |
+		xargs -r "$ctr" rm -f >/dev/null 2>&1 || true
 fi
 
 # A guest killer: runs CMD and kills every QEMU of its container while
