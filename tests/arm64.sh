@@ -139,6 +139,7 @@ if [ "$rc" = 0 ] && readelf -h "$ref/rdma-lab" |
 	grep -q 'Machine: *AArch64' && grep -q '^Score: 20/20' "$log"; then
 	ok "make dist: the handout's arm64 reference; make grade there:" \
 		"Score: 20/20$two"
+	dist_ok=1
 else
 	fail "make dist: the handout's arm64 reference (status $rc)" "$log"
 fi
@@ -155,7 +156,7 @@ elif ! engine=$(vm/platforms/container --engine 2>&1); then
 	skip "the arm64 image from the handout: $engine"
 elif ! mountpoint -q /sys/fs/cgroup 2>/dev/null; then
 	skip "the arm64 image from the handout: no cgroup file system"
-elif [ ! -d "$t_tmp/rdma-lab/vm/grader/reference/arm64" ]; then
+elif [ "${dist_ok:-0}" != 1 ]; then
 	skip "the arm64 image from the handout: make dist above failed"
 else
 	log=$t_tmp/image-arm64.log

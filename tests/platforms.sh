@@ -310,8 +310,8 @@ fi
 # use it, through their reference CLI (npm @devcontainers/cli, installed
 # once): up builds it from the Dockerfile (the image's layers, cached
 # above) with the extracted handout mounted at /opt/rdma-lab; in its
-# terminal make demo passes and make grade of the skeleton scores 0, both
-# writing out/ on the host.
+# terminal make demo passes and make grade of a finished lab (the
+# reference's main.c) gives full marks, both writing out/ on the host.
 dc_dir=${XDG_CACHE_HOME:-$HOME/.cache}/rdma-lab/devcontainer-cli
 dc_bin=$dc_dir/node_modules/.bin/devcontainer
 if ! want devcontainer; then
@@ -345,16 +345,15 @@ else
 		fi
 		log=$t_tmp/dc-grade.log
 		rm -rf "$ho/out/grade"
-		rc=0
-		timed flock "$t_lock" "$dc_bin" exec "${dc_opts[@]}" \
-			make grade >"$log" 2>&1 || rc=$?
-		if [ "$rc" != 0 ] && expect_in "$log" '^Score: 0/20' &&
+		cp solution/main.c "$ho/lab/main.c"
+		if timed flock "$t_lock" "$dc_bin" exec "${dc_opts[@]}" \
+			make grade >"$log" 2>&1 &&
+			expect_in "$log" '^Score: 20/20' &&
 			[ -s "$ho/out/grade/students/lab/result.json" ]; then
-			ok "devcontainer: make grade of the skeleton: 0/20," \
+			ok "devcontainer: make grade of a finished lab: 20/20," \
 				"out/grade/ on the host ($t_secs s)"
 		else
-			fail "devcontainer: make grade of the skeleton (status $rc)" \
-				"$log"
+			fail "devcontainer: make grade of a finished lab" "$log"
 		fi
 	else
 		fail "devcontainer: up from the extracted handout" "$log"
