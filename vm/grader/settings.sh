@@ -78,10 +78,11 @@ PEER_GRACE_POLLS=4
 # immediate and its atomics, so that a student server reading its buffer
 # without waiting for the client's notice is caught every time
 # (lab_ref_delay, lab/lab.h).  Such a server reads within milliseconds of
-# its step's start; a guest starved of CPU under load waits tens of them.
-# Three waits of 350 ms cost the correct submission what the two of 500
-# ms did before the atomics had theirs.
-REF_DELAY_MS=350
+# its step's start on a quiet host; a guest starved of CPU takes longer,
+# so the wait is stretched like the others (guest-driver's stretch).  A
+# fixed 350 ms each (1.05 s of a correct submission's 2.6 s) before the
+# stretch existed.
+REF_DELAY_MS=100
 # The server guest waits for the client's exit status this long after
 # RUN_TIMEOUT: the client started after the server (srv-started), and
 # moves its output and trace over 9p after its run.
