@@ -52,17 +52,20 @@
 
 /*
  * Transport timers (ibv_modify_qp(3), RTR/RTS).  A request with no ACK is
- * resent after 4.096 us * 2^LAB_QP_TIMEOUT = 134 ms, LAB_QP_RETRY_CNT
- * times at most; then it completes with IBV_WC_RETRY_EXC_ERR (recorded:
+ * resent after 4.096 us * 2^LAB_QP_TIMEOUT (134 ms; rxe: 33 jiffies at
+ * HZ=250, the resend about 135 ms later), LAB_QP_RETRY_CNT times at
+ * most; then it completes with IBV_WC_RETRY_EXC_ERR (recorded:
  * docs/runs/deadpeer-client.txt).  Not 7: on rxe a retry_cnt of 7 is
  * never counted down (drivers/infiniband/sw/rxe/rxe_comp.c), so a
- * request to a dead peer was resent forever, and only the program's own
- * wait (-t) ended it (one SEND sent 37 times in 4.9 s, when the lab
- * used 7).  rnr_retry 7 means "retry forever" on every device, and a
- * missing receive would only show up as our own timeout; 6 retries of
+ * request to a dead peer is resent forever, and only the program's own
+ * wait (-t) ends it (recorded: docs/runs/loss-gone7-client.txt, one
+ * SEND sent 37 times in 4.9 s).  rnr_retry 7 means "retry forever" on
+ * every device, and a missing receive would only show up as our own
+ * timeout; 6 retries of
  * the peer's min_rnr_timer (24 = 40.96 ms) turn it into
- * IBV_WC_RNR_RETRY_EXC_ERR within about 0.3 s (recorded:
- * docs/runs/rnr.pcap), far below the default -t of 10 s.
+ * IBV_WC_RNR_RETRY_EXC_ERR within about 0.35 s (recorded:
+ * docs/runs/rnr.pcap; rxe waits 11 jiffies, 44 ms, per NAK, plus
+ * scheduling), far below the default -t of 10 s.
  */
 #define LAB_QP_TIMEOUT	     15
 #define LAB_QP_RETRY_CNT     6
