@@ -314,6 +314,18 @@ fi
 # reference's main.c) gives full marks, both writing out/ on the host.
 dc_dir=${XDG_CACHE_HOME:-$HOME/.cache}/rdma-lab/devcontainer-cli
 dc_bin=$dc_dir/node_modules/.bin/devcontainer
+# dc_make TARGET LINE FILE WHAT: make TARGET in the devcontainer's
+# terminal (dc_opts) prints LINE (a regex) and leaves FILE in the handout.
+dc_make() {
+	local log=$t_tmp/dc-$1.log
+	if timed flock "$t_lock" "$dc_bin" exec "${dc_opts[@]}" \
+		make "$1" >"$log" 2>&1 && expect_in "$log" "$2" &&
+		[ -s "$ho/$3" ]; then
+		ok "devcontainer: $4 ($t_secs s)"
+	else
+		fail "devcontainer: $4" "$log"
+	fi
+}
 if ! want devcontainer; then
 	:
 elif [ "$built" != 1 ]; then
@@ -332,29 +344,12 @@ else
 	if timed "$dc_bin" up "${dc_opts[@]}" >"$log" 2>&1 &&
 		expect_in "$log" '"outcome":"success"'; then
 		ok "devcontainer: up from the extracted handout ($t_secs s)"
-		log=$t_tmp/dc-demo.log
-		rm -rf "$ho/out/demo"
-		if timed flock "$t_lock" "$dc_bin" exec "${dc_opts[@]}" \
-			make demo >"$log" 2>&1 &&
-			expect_in "$log" '^\[client\] lab teardown ok' &&
-			[ -s "$ho/out/demo/wire.pcap" ]; then
-			ok "devcontainer: make demo in its terminal," \
-				"out/demo/wire.pcap on the host ($t_secs s)"
-		else
-			fail "devcontainer: make demo in its terminal" "$log"
-		fi
-		log=$t_tmp/dc-grade.log
-		rm -rf "$ho/out/grade"
+		rm -rf "$ho/out/demo" "$ho/out/grade"
+		dc_make demo '^\[client\] lab teardown ok' out/demo/wire.pcap \
+			"make demo in its terminal, out/demo/wire.pcap on the host"
 		cp solution/main.c "$ho/lab/main.c"
-		if timed flock "$t_lock" "$dc_bin" exec "${dc_opts[@]}" \
-			make grade >"$log" 2>&1 &&
-			expect_in "$log" '^Score: 20/20' &&
-			[ -s "$ho/out/grade/students/lab/result.json" ]; then
-			ok "devcontainer: make grade of a finished lab: 20/20," \
-				"out/grade/ on the host ($t_secs s)"
-		else
-			fail "devcontainer: make grade of a finished lab" "$log"
-		fi
+		dc_make grade '^Score: 20/20' out/grade/students/lab/result.json \
+			"make grade of a finished lab: 20/20, out/grade/ on the host"
 	else
 		fail "devcontainer: up from the extracted handout" "$log"
 	fi
