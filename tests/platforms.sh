@@ -60,8 +60,9 @@ npm_once() {
 	[ ! -d "$1/node_modules/${2%@*}" ] || return 0
 	mkdir -p "$1" && timeout 300 npm install --prefix "$1" --no-audit \
 		--no-fund "$2" >"$t_tmp/npm.log" 2>&1 && return 0
-	npm_err=$(grep -m 1 'ERR' "$t_tmp/npm.log" | tr -cd '[:print:]' |
-		cut -c 1-120)
+	# "npm ERR! ..." (Debian's npm 9) or "npm error ..." (npm 10 on).
+	npm_err=$(grep -m 1 -i '^npm err' "$t_tmp/npm.log" |
+		tr -cd '[:print:]' | cut -c 1-120)
 	return 1
 }
 
