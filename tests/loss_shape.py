@@ -7,10 +7,13 @@ One line per RoCE packet: sender, opcode, "+K" (its PSN less the first
 one's) and its marks (RESENT, DROPPED, NAK_SEQ_ERR), so that runs with
 other frames and PSNs compare; the client's packets, then the
 server's.  Left out: a resend while no dropped packet waits for its
-answer, and one answer to it (an ACK of its PSN or a later one: a
-responder answers a duplicate with the last PSN it has in order).  rxe's
-retransmit timer does that on a busy host, loss or not (docs/handout.md
-section 6.4); it is not the exercise's.  The number left out goes to
+answer, or of a packet before a dropped one that the responder has
+NAKed (it holds that packet in order already; the NAK's go-back is the
+exercise's recovery), and one answer to it (an ACK, not a NAK, of its
+PSN or a later one: a responder answers a duplicate with the last PSN it
+has in order).  rxe's retransmit timer does that on a busy host, loss or
+not (docs/handout.md section 6.4): fired before the NAK is read, it goes
+back to the oldest unanswered request.  It is not the exercise's.  The number left out goes to
 stderr.
 """
 import sys
@@ -22,6 +25,14 @@ def main():
     # lost: the PSN offsets of dropped packets not yet answered by an
     # ACK or response of that offset or a later one.
     first, lost, replays, out, spurious = None, set(), {}, [], 0
+    naks = set()  # the PSN offsets a NAK that reached its peer names
+    for w in rows:
+        if len(w) >= 6 and w[5].startswith("0x"):
+            first = int(w[5], 16) if first is None else first
+            if "NAK_SEQ_ERR" in " ".join(w[6:]) and \
+                    "DROPPED" not in " ".join(w[6:]):
+                naks.add((int(w[5], 16) - first) % (1 << 24))
+    first = None
     for w in rows:
         if len(w) < 6 or not w[5].startswith("0x"):
             continue
@@ -33,14 +44,15 @@ def main():
         sender, op = w[1], w[3]
         request = not op.startswith(("ACKNOWLEDGE", "ATOMIC_ACK",
                                      "RDMA_READ_RESPONSE"))
-        if request and "RESENT" in marks and not lost:
+        before_nak = lost and k < min(lost) and min(lost) in naks
+        if request and "RESENT" in marks and (not lost or before_nak):
             spurious += 1
             replays.setdefault(w[2], []).append(k)
             continue
         # A duplicate is answered with the last PSN the responder has in
         # order, its own or a later one: one answer per spurious resend.
         mine = [x for x in replays.get(sender, []) if x <= k]
-        if not request and mine:
+        if not request and mine and "NAK_SEQ_ERR" not in marks:
             replays[sender].remove(min(mine))
             continue
         if "DROPPED" in marks:

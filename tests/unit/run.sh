@@ -326,25 +326,36 @@ else
 fi
 
 # ---- tests/loss-guest.sh's comparison: a loaded run as recorded ----
-# tests/unit/loss/middle-spurious.txt: a run of the lost-middle exercise
-# under make test's load (a fresh Debian 12), whose 3-packet WRITE with
-# immediate rxe's timer resent with nothing lost, each duplicate answered
-# with the last PSN in order: the same shape as the recording, 3 resends
-# left out.
-loss_spurious() {
+# loss_as_recorded NAME RUN N: RUN (a vm/wire-summary) has the shape of
+# docs/runs/loss-NAME-wire.txt with N resends of rxe's timer left out.
+loss_as_recorded() {
 	local got n
-	got=$(python3 tests/loss_shape.py tests/unit/loss/middle-spurious.txt \
-		2>"$BIN/loss-n.txt") || return 1
+	got=$(python3 tests/loss_shape.py "$2" 2>"$BIN/loss-n.txt") || return 1
 	n=$(cat "$BIN/loss-n.txt")
 	if [ "$got" != "$(python3 tests/loss_shape.py \
-		docs/runs/loss-middle-wire.txt 2>/dev/null)" ] || [ "$n" != 3 ]; then
-		echo "spurious resends left out: $n (want 3); the shape:"
+		"docs/runs/loss-$1-wire.txt" 2>/dev/null)" ] || [ "$n" != "$3" ]
+	then
+		echo "spurious resends left out: $n (want $3); the shape:"
 		echo "$got"
 		return 1
 	fi
 }
+# middle-spurious.txt: a run of the lost-middle exercise under make
+# test's load (a fresh Debian 12), whose 3-packet WRITE with immediate
+# rxe's timer resent with nothing lost, each duplicate answered with the
+# last PSN in order.
 check "loss_shape: a loaded run's timer resends left out, as recorded" \
-	loss_spurious
+	loss_as_recorded middle tests/unit/loss/middle-spurious.txt 3
+# middle-timer-before-nak.txt: the recording with the two packets CI's
+# failing run (stop 47) had more: the timer fired after the responder's
+# NAK of the lost SEND_MIDDLE and before the requester read it, resending
+# the SEND_FIRST the responder held (answered by an ACK of it).
+check "loss_shape: a timer resend before a NAK is read is left out" \
+	loss_as_recorded middle tests/unit/loss/middle-timer-before-nak.txt 1
+# The lost SEND_LAST has no NAK: the timer is the recovery, and its
+# resends of the message's first packets are the exercise's.
+check "loss_shape: a lost last packet's timer resends are kept" \
+	loss_as_recorded last docs/runs/loss-last-wire.txt 0
 
 # ---- the host reads submissions as hostile input ----
 # shellcheck source=tests/unit/host_input.sh
