@@ -2,10 +2,10 @@
 # arm64 guests (vm/arch, LAB_ARCH=arm64): the same runner, wire, capture,
 # demo and grade as amd64's, in guests of the other architecture.  On an
 # x86-64 host they run under TCG with a root of their own; on an arm64 host
-# they are the native ones; and the handout's arm64 image (make image
-# ARCH=arm64, RUN steps in qemu-user) with make demo in it.  Not in the
-# default make test (a minute of emulation, 43 s here, and the image's
-# build and demo, minutes more): tests/run arm64, or make test-arm64.
+# they are the native ones.  (The handout's arm64 image, make image
+# ARCH=arm64 with make demo in it, is the platforms group's.)  Not in the
+# default make test (a minute of emulation, 43 s here, and the guests'
+# demo and grade, minutes more): tests/run arm64, or make test-arm64.
 # shellcheck disable=SC2016 # the commands expand inside the guests
 set -u
 # shellcheck source=tests/lib.sh
@@ -139,55 +139,8 @@ if [ "$rc" = 0 ] && readelf -h "$ref/rdma-lab" |
 	grep -q 'Machine: *AArch64' && grep -q '^Score: 20/20' "$log"; then
 	ok "make dist: the handout's arm64 reference; make grade there:" \
 		"Score: 20/20$two"
-	dist_ok=1
 else
 	fail "make dist: the handout's arm64 reference (status $rc)" "$log"
-fi
-
-# The handout's arm64 image, as a student on Apple silicon builds it (here
-# its RUN steps run in qemu-user: make image ARCH=arm64 in the extracted
-# tarball), and make demo in it, whose guests' QEMU itself then runs in
-# qemu-user.  Only where arm64 is not this host's own (on an arm64 host
-# the platforms group builds the native image) and containers run.
-img=${LAB_IMAGE:-rdma-lab}-arm64-test
-if [ "$(LAB_ARCH='' vm/arch name)" = arm64 ]; then
-	skip "the arm64 image from the handout: this host is arm64 (tests/run platforms)"
-elif ! engine=$(vm/platforms/container --engine 2>&1); then
-	skip "the arm64 image from the handout: $engine"
-elif ! mountpoint -q /sys/fs/cgroup 2>/dev/null; then
-	skip "the arm64 image from the handout: no cgroup file system"
-elif [ "${dist_ok:-0}" != 1 ]; then
-	skip "the arm64 image from the handout: make dist above failed"
-else
-	log=$t_tmp/image-arm64.log
-	start=$SECONDS
-	if LAB_IMAGE=$img make -s -C "$t_tmp/rdma-lab" image ARCH=arm64 \
-		>"$log" 2>&1 &&
-		[ "$(vm/platforms/container image inspect --format \
-			'{{.Architecture}}' "$img")" = arm64 ]; then
-		size=$(vm/platforms/container image inspect --format '{{.Size}}' \
-			"$img")
-		ok "make image ARCH=arm64 in the extracted handout: an arm64" \
-			"image ($engine, $((SECONDS - start)) s, $((size / 1000000)) MB)"
-		log=$t_tmp/demo-arm64.log
-		flock "$lock" true
-		start=$SECONDS
-		# Twice emulated, the guests boot in about 7 minutes (6 of
-		# them in the kernel, 2026-11-28) and every wait is long.
-		if flock "$lock" vm/platforms/container run --rm --network none \
-			-e LAB_GUEST_SECONDS=2400 --platform linux/arm64 "$img" \
-			make demo ARGS='-t 600' >"$log" 2>&1 &&
-			expect_in "$log" '^\[server\] lab teardown ok' &&
-			expect_in "$log" '^\[client\] lab teardown ok' &&
-			expect_in "$log" 'RDMA_WRITE_ONLY'; then
-			ok "make demo in the arm64 image, emulated twice over" \
-				"($((SECONDS - start)) s)"
-		else
-			fail "make demo in the arm64 image" "$log"
-		fi
-	else
-		fail "make image ARCH=arm64 in the extracted handout" "$log"
-	fi
 fi
 
 # The tree's programs back to this host's architecture: the groups after
