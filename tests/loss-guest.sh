@@ -9,8 +9,12 @@
 # made while no dropped packet waited for its answer, which rxe's timer
 # makes on a busy host whatever the wire does, is left out with one answer
 # to it (tests/loss_shape.py).  About 15
-# guest-pair runs, 6 s each warm, under the tests' lock.
-#   tests/loss-guest.sh [NAME...]    default: every recorded one
+# guest-pair runs, 6 s each warm, under the tests' lock.  Then part three
+# graded (graded): a copy of this tree with LAB_PARTS 3, vm/grade-all of
+# the reference, alt.c, the skeleton and three seeds: a retry_cnt of 0
+# loses loss alone, a timeout of 0 and a server without receives lose
+# connect alone (loss kept); about a minute and a half.
+#   tests/loss-guest.sh [NAME...]    default: every recorded one, graded
 set -u
 cd "$(dirname "$0")/.." || exit 1
 # shellcheck source=tests/lib.sh
@@ -81,5 +85,76 @@ while IFS='|' read -r name rules args; do
 		fail "loss $name ('$rules'):$why" "$t_tmp/$name.why"
 	fi
 done <<<"$exercises"
+
+# --- part three graded ----------------------------------------------------
+# scores_of OUT NAME: each item of a student's result as ITEM=SCORE, then
+# its loss hint, on one line.
+scores_of() {
+	python3 -c 'import json, sys
+r = json.load(open(sys.argv[1]))
+print(" ".join("%s=%s" % (k, v["score"]) for k, v in r["steps"].items()),
+      "|", r["steps"].get("loss", {}).get("hint") or "")' \
+		"$1/students/$2/result.json" 2>/dev/null
+}
+# expect_loss OUT NAME LOST HINT: NAME's items scored 0 are exactly LOST
+# (ALL: every one), and HINT (a regex, or '') is in its loss hint.
+expect_loss() {
+	local got zero
+	got=$(scores_of "$1" "$2")
+	zero=$(echo "${got%%|*}" | tr ' ' '\n' | sed -n 's/=0$//p' | tr '\n' ' ')
+	zero=${zero% }
+	if [ "$3" = ALL ] && ! echo "${got%%|*}" | tr ' ' '\n' |
+		grep -q '=[1-9]'; then
+		zero=ALL
+	fi
+	if [ -n "$got" ] && [ "$zero" = "$3" ] &&
+		{ [ -z "$4" ] || echo "${got#*|}" | grep -Eq "$4"; }; then
+		ok "part three graded: $2 loses ${3:-nothing}${4:+, hint /$4/}"
+	else
+		echo "$got" >"$t_tmp/loss-$2.txt"
+		cat "$1/students/$2/report.txt" >>"$t_tmp/loss-$2.txt" 2>/dev/null
+		fail "part three graded: $2 loses '$zero', not '$3'" \
+			"$t_tmp/loss-$2.txt"
+	fi
+}
+if [ "$want" = "  " ] || [[ $want == *" graded "* ]]; then
+	g=$t_tmp/graded
+	mkdir -p "$g/tree" "$g/subs"
+	git ls-files -z | tar --null -T - -cf - | tar -xf - -C "$g/tree"
+	sed -i 's/^#define LAB_PARTS [0-9]*$/#define LAB_PARTS 3/' \
+		"$g/tree/lab/steps.h"
+	cp solution/main.c "$g/subs/reference.c"
+	cp lab/main.c "$g/subs/skeleton.c"
+	python3 tests/grade/mkalt.py lab/main.c tests/grade/alt.c >"$g/subs/alt.c"
+	sed 's/\.retry_cnt = LAB_QP_RETRY_CNT,/.retry_cnt = 0,/' solution/main.c \
+		>"$g/subs/retry_cnt_0.c"
+	for m in timeout_zero no_recv; do
+		sed -f "vm/grader/mistakes/$m.sed" solution/main.c >"$g/subs/$m.c"
+	done
+	start=$SECONDS
+	if (cd "$g/tree" && vm/grade-all --out "$g/out" "$g/subs") \
+		>"$g/log" 2>&1; then
+		ok "part three graded: 6 submissions with LAB_PARTS 3 in" \
+			"$((SECONDS - start)) s"
+	else
+		fail "part three graded: vm/grade-all" "$g/log"
+	fi
+	expect_loss "$g/out" reference '' ''
+	expect_loss "$g/out" alt '' ''
+	expect_loss "$g/out" skeleton ALL ''
+	expect_loss "$g/out" retry_cnt_0 loss 'retry_cnt of 0'
+	expect_loss "$g/out" timeout_zero connect ''
+	expect_loss "$g/out" no_recv connect ''
+	if grep -qx 'Part three: 4/4' "$g/out/students/reference/report.txt" &&
+		head -n 1 "$g/out/lms.csv" | grep -q ',part_three,total,' &&
+		head -n 1 "$g/out/report.csv" | grep -q ',loss,.*,part3,part3_max,'
+	then
+		ok "part three graded: its line in the report, its columns in" \
+			"report.csv and lms.csv"
+	else
+		head -n 1 "$g/out/report.csv" "$g/out/lms.csv" >"$t_tmp/cols.txt"
+		fail "part three graded: report line and columns" "$t_tmp/cols.txt"
+	fi
+fi
 
 summary

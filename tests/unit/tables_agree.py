@@ -4,9 +4,11 @@
 The judges registered (@judge in vm/grader/labgrader/judges/STEP.py),
 lab/steps.h (as the grader reads it) and the evidence table of
 docs/grading.md name the same steps, in the same order, with the same
-points; each step is judged on both sides, by judges defined in the
-step's own module.  The pairings table of docs/grading.md ("What is run")
-is vm/grader/pairings.tsv's, as the grader reads it.
+points (the table then its checks, LAB_CHECK, whose judges are not
+registered: judges/loss.py); each step is judged on both sides, by
+judges defined in the step's own module.  The pairings table of
+docs/grading.md ("What is run") is vm/grader/pairings.tsv's, every part's,
+as the grader reads it.
 
     tables_agree.py [GRADING.md]
 
@@ -54,12 +56,13 @@ def main(argv):
     rows = table_rows(path)
     with open(path, encoding="utf-8") as f:
         pairings = pairing_rows(f.read())
-    if list(pairings.items()) != list(lab.PAIRINGS.items()):
-        sys.exit("pairings.tsv %s\ngrading.md %s" % (lab.PAIRINGS, pairings))
+    every = lab.read_pairings()[0]
+    if list(pairings.items()) != list(every.items()):
+        sys.exit("pairings.tsv %s\ngrading.md %s" % (every, pairings))
     judges = [(s, lab.POINTS.get(s)) for s in REGISTRY]
-    if not (judges == lab.STEPS == rows):
+    if not (judges == lab.STEPS and lab.ITEMS == rows):
         sys.exit("registered %s\nsteps.h %s\ngrading.md %s" % (
-            judges, lab.STEPS, rows))
+            judges, lab.ITEMS, rows))
     for s, _ in lab.STEPS:
         for side in SIDES:
             if not judges_of(s, side):

@@ -39,10 +39,11 @@
                                        tshark (the students' reports)
   grader.py slice RESDIR RUNDIR        RESDIR/pN.pcap: pairing N's packets,
                                        cut from the guest's one capture
-  grader.py steps [--graded|--later|--parts]  lab/steps.h: NAME POINTS
-                                       PART per step (of every part, of
-                                       parts 1..LAB_PARTS, of the parts
-                                       after), or LAB_PARTS
+  grader.py steps [--graded|--later|--parts|--checks]  lab/steps.h:
+                                       NAME POINTS PART per step (of
+                                       every part, of parts 1..LAB_PARTS,
+                                       of the parts after), per check
+                                       (LAB_CHECK), or LAB_PARTS
 
 Evidence comes from what happened, not from what the student's program
 printed: the reference peer's lines (the reference is trusted), the
@@ -97,7 +98,8 @@ def main(argv):
             (cmd == "progress" and not all(re.fullmatch(r"\d+", a)
                                            for a in args[1:])) or \
             (cmd == "steps" and args not in (
-                [], ["--parts"], ["--graded"], ["--later"])) or \
+                [], ["--parts"], ["--graded"], ["--later"],
+                ["--checks"])) or \
             (cmd == "platform" and not platform_args(args)):
         print("usage: %s" % usage_line(cmd), file=sys.stderr)
         return 2

@@ -45,6 +45,10 @@ RUN_POLL_S=0.25
 # How often wait_file looks for a marker file of the other guest: the
 # pairings are run in step, and each wait is on the critical path.
 FILE_POLL_S=0.05
+# How long the server's guest waits for the host's wire relay to take a
+# pairing's rules (vm/wire/relay --live looks every 0.2 s at most): past
+# it, an environment error.
+WIRE_ACK_S=10
 # Each guest writes a heartbeat this often; the host counts a guest hung
 # after BEAT_MAX_S without one (ten beats missed: a guest starved of CPU
 # by the other pair's compile still beats within that).
@@ -168,17 +172,21 @@ nap() {
 	read -rt "$1" -u "$nap_fd" || true
 }
 
-# read_pairings FILE: the pairings table (pairings.tsv) in the arrays
-# pair_names, pair_server and pair_client, in the order they run; "who"
-# is student or ref.  Builtins only (the guests read it at start-up).
+# read_pairings FILE PARTS: the pairings table (pairings.tsv) of the parts
+# 1..PARTS in the arrays pair_names, pair_server, pair_client and
+# pair_wire (the wire's rules, "none" for a clean one), in the order they
+# run; "who" is student or ref.  Builtins only (the guests read it at
+# start-up).
 read_pairings() {
-	local name server client _
-	pair_names=() pair_server=() pair_client=()
-	while IFS=$'\t' read -r name server client _; do
+	local name server client part wire _
+	pair_names=() pair_server=() pair_client=() pair_wire=()
+	while IFS=$'\t' read -r name server client part wire _; do
 		case "$name" in '#'* | '') continue ;; esac
+		[ "$part" -le "$2" ] || continue
 		pair_names+=("$name")
 		pair_server+=("$server")
 		pair_client+=("$client")
+		pair_wire+=("$wire")
 	done <"$1"
 	[ "${#pair_names[@]}" -gt 0 ]
 }

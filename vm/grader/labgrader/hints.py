@@ -110,6 +110,15 @@ HINTS = {
     "so rxe still sent 64): use LAB_HOP_LIMIT",
     "timeout": "an RTS timeout of 0 waits for an ACK forever: use "
     "LAB_QP_TIMEOUT",
+    "loss_retry": "a retry_cnt of 0 resends nothing: the first time a "
+    "request's ACK does not come in time, its completion is "
+    "IBV_WC_RETRY_EXC_ERR (status 12) and the QP goes to the error "
+    "state; use LAB_QP_RETRY_CNT",
+    "loss": "your client lost what a wire that drops packets took from "
+    "it, where the reference's recovers: compare its QP's RTS "
+    "attributes (timeout, retry_cnt, rnr_retry) with LAB_QP_TIMEOUT, "
+    "LAB_QP_RETRY_CNT and LAB_QP_RNR_RETRY, and its waits with the "
+    "program's -t",
     "late_recv": "receiver not ready (RNR): too few receives were "
     "posted before lab_barrier() told the peer it may send; post all "
     "LAB_RECV_SLOTS before RTR",

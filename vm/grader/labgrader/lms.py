@@ -130,21 +130,29 @@ def classify(subs, entry, meta):
 
 def lms_rows(results, later):
     """The LMS's CSV: a row per submitter (a Gradescope group's members
-    each get the grade), id, name, email, core, part two, total, status.
-    An environment error leaves the scores empty: no grade, not 0."""
+    each get the grade), id, name, email, core, part two (empty when the
+    course does the core only), part three (a course that does it),
+    total, status.  An environment error leaves the scores empty: no
+    grade, not 0."""
     buf = io.StringIO()
     w = csv.writer(buf, lineterminator="\n")
-    w.writerow(["id", "name", "email", "core", "part_two", "total",
-                "status"])
+    extra = [p for p in later if p >= 3]
+    w.writerow(["id", "name", "email", "core", "part_two"] +
+               ["part_%s" % PART_WORD.get(p, p) for p in extra] +
+               ["total", "status"])
     for r, people, parts, status in results:
-        core = parts.get(1, (0, 0))[0]
-        two = sum(parts.get(p, (0, 0))[0] for p in later)
-        scores = ["", "", ""] if status == "environment error" else \
-            [core, two if later else "", core + two]
+        got = [parts.get(p, (0, 0))[0] for p in [1, 2] + extra]
+        scores = [got[0], got[1] if later else ""] + got[2:] + [sum(got)]
+        if status == "environment error":
+            scores = [""] * len(scores)
         for p in people:
             w.writerow([cell(p.get("id") or r["name"]), cell(p.get("name")),
                         cell(p.get("email"))] + scores + [status])
     return buf.getvalue()
+
+
+# A later part's column: part_three.
+PART_WORD = {3: "three"}
 
 
 def cell(v):

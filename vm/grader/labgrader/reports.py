@@ -5,15 +5,14 @@ import io
 import json
 import os
 
-from .lab import (LAB_PARTS, PAIR_TITLE, PART, PART_LINE, POINTS,
-                  STEPS, STEP_NAMES)
+from .lab import GRADED, ITEMS, LAB_PARTS, PAIR_TITLE, PART, PART_LINE
 from .text import mdtext, safe, write_atomic
 
 
 def result_steps(result, steps=None):
-    """The steps asked for (default: all) that the result has, in the
-    order of lab/steps.h."""
-    return [s for s, _ in STEPS if s in result["steps"] and
+    """The steps and checks asked for (default: all) that the result
+    has, in the order of lab/steps.h."""
+    return [s for s, _ in ITEMS if s in result["steps"] and
             (not steps or s in steps)]
 
 
@@ -104,7 +103,7 @@ def cmd_report(out):
     def part(r, p):
         """(score, max) of part p, from the result's steps."""
         t = [(g, m) for q, g, m in part_totals(r) if q == p]
-        return t[0] if t else (0, sum(POINTS[s] for s in STEP_NAMES
+        return t[0] if t else (0, sum(pts for s, pts in GRADED
                                       if PART[s] == p))
 
     buf = io.StringIO()
@@ -112,12 +111,13 @@ def cmd_report(out):
     # Columns by name: score and max are the core's, partN and partN_max
     # each later part's, status stays last.
     w = csv.writer(buf, lineterminator="\n")
-    w.writerow(["student"] + STEP_NAMES + ["score", "max"] +
+    names = [s for s, _ in GRADED]
+    w.writerow(["student"] + names + ["score", "max"] +
                [c % p for p in later for c in ("part%d", "part%d_max")] +
                ["status"])
     for r in rows:
         w.writerow([r["name"]] + [r["steps"][s]["score"] if s in r["steps"]
-                                  else "" for s in STEP_NAMES] +
+                                  else "" for s in names] +
                    [r["score"], r["max_score"]] +
                    [v for p in later for v in part(r, p)] + [status(r)])
     write_atomic(os.path.join(out, "report.csv"), buf.getvalue())

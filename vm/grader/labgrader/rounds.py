@@ -19,7 +19,7 @@ import os
 import re
 
 from .hints import HINTS
-from .lab import PART, STEP_NAMES
+from .lab import GRADED_CHECKS, PART, STEP_NAMES
 from .provenance import record
 from .reports import part_totals
 from .text import read, write_atomic
@@ -170,6 +170,11 @@ def next_standins(rounds, source):
     later = STEP_NAMES[STEP_NAMES.index(cause) + 1:]
     left = [s for s in later if s not in nxt and
             not result["steps"].get(s, {"passed": True})["passed"]]
+    # A failed check (part three's loss) is judged again too: a timeout
+    # of 0 fails connect and loss, and loss, with the reference's
+    # connect, passes (the fault is connect's alone).
+    left += [c for c, _ in GRADED_CHECKS
+             if not result["steps"].get(c, {"passed": True})["passed"]]
     if not left:
         return None
     return [s for s in STEP_NAMES if s in nxt]
@@ -262,6 +267,24 @@ def merge(rounds, source):
         st["round"] = k + 1
         st["standins"] = list(rounds[k][0])
         steps[s] = st
+    for s, _ in GRADED_CHECKS:
+        # A check (part three's loss) is no step's code, so no round
+        # stands it in: its verdict is the last round's that judged it
+        # (the student's client reached its send) with a data step of
+        # the student's own, the reference's version of every step that
+        # failed before in place: a fault of a failed step's code (a
+        # timeout of 0 in connect's) costs that step alone, as every
+        # fault does.  Else round 1's (a skeleton's, all of whose steps
+        # later rounds stand in, earns nothing).
+        data = [d for d in STEP_NAMES[STEP_NAMES.index("send"):]
+                if d != "teardown"] if "send" in STEP_NAMES else []
+        judged = [k for k, (si, r) in enumerate(rounds)
+                  if r["steps"].get(s, {}).get("judged") and
+                  [d for d in data if d not in si]]
+        k = judged[-1] if judged else 0
+        if s in rounds[k][1]["steps"]:
+            steps[s] = dict(rounds[k][1]["steps"][s], round=k + 1,
+                            standins=list(rounds[k][0]))
     base["steps"] = steps
     note_unjudged(base)
     base["rounds"] = [{"round": k + 1, "standins": list(si)}

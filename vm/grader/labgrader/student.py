@@ -7,8 +7,9 @@ from .evidence.listing import summary
 from .evidence.wire import parse_pcap
 from .hints import CAUSE_OF_HINT, HINTS
 from .judges import judge_side
-from .lab import (GRADED, PAIRINGS, PAIR_TITLE, PART, PART_LINE,
-                  STEP_NAMES)
+from .judges.loss import judge_loss
+from .lab import (GRADED, GRADED_CHECKS, PAIRINGS, PAIR_TITLE, PAIR_WIRE,
+                  PART, PART_LINE, STEP_NAMES)
 from .provenance import pairing_seconds, record
 from .reports import part_totals
 from .starved import (pairing_cpu, starved_guest, starved_text,
@@ -24,6 +25,14 @@ def pcap_summary(path, limit=12):
     return lines
 
 
+def pair_failed(p, checks, lossy):
+    """Some step of the student's failed in pairing p."""
+    if p in lossy:
+        return any(not c.ok for c in lossy[p].values())
+    return any(not c.ok for s in STEP_NAMES for pp, _, c in checks[s]
+               if pp == p)
+
+
 def cmd_analyze(resdir, rundir, dest):
     facts = {s: parse_facts(read(os.path.join(rundir, "facts." + s)))
              for s in ("server", "client")}
@@ -37,8 +46,11 @@ def cmd_analyze(resdir, rundir, dest):
     env = [e.strip() for e in env if e]
     if not os.path.exists(os.path.join(resdir, "done")):
         env.append("the grading run did not finish")
+    # checks: the clean pairings' verdicts, which the steps' own rest on;
+    # lossy: each lossy pairing's (its wire has rules), which only the
+    # check loss reads; sides: the student's client there.
     checks = {s: [] for s in STEP_NAMES}
-    lines_out = []
+    lossy, sides, lines_out = {}, {}, []
     for p, roles in PAIRINGS.items():
         pdir = os.path.join(resdir, p)
         if result["compile_error"] or not os.path.isdir(pdir):
@@ -60,6 +72,9 @@ def cmd_analyze(resdir, rundir, dest):
             if roles[side] != "student":
                 continue
             r = judge_side(p, pair, side, facts, packets)
+            if PAIR_WIRE[p] != "none":
+                lossy[p], sides[p] = r, pair[side]
+                continue
             for s in STEP_NAMES:
                 checks[s].append((p, side, r[s]))
         lines_out.append((p, pair))
@@ -68,8 +83,7 @@ def cmd_analyze(resdir, rundir, dest):
     cpu = result["guest_cpu"] = pairing_cpu(resdir, rundir, PAIRINGS)
     for p, pair in lines_out:
         g = starved_guest(cpu[p]) if p in cpu else None
-        failed = any(not c.ok for s in STEP_NAMES
-                     for pp, _, c in checks[s] if pp == p)
+        failed = pair_failed(p, checks, lossy)
         if g and failed and timing_shaped(pair):
             env.append(starved_text(p, cpu[p], g))
     env = list(dict.fromkeys(env))
@@ -77,6 +91,8 @@ def cmd_analyze(resdir, rundir, dest):
         result["env_error"] = "; ".join(env)
     # Verdicts and evidence text.
     for s, pts in GRADED:
+        if s not in checks:
+            continue
         cs = checks[s]
         ok = bool(cs) and all(c.ok for _, _, c in cs)
         if result["compile_error"]:
@@ -106,11 +122,24 @@ def cmd_analyze(resdir, rundir, dest):
         if cause in STEP_NAMES and \
                 STEP_NAMES.index(cause) < STEP_NAMES.index(s):
             result["steps"][s]["cause"] = cause
+    for s, pts in GRADED_CHECKS:
+        # The checks: loss, part three's (judges/loss.py).
+        if result["compile_error"]:
+            ok, ev, hint, judged = False, [
+                "your program did not compile"], HINTS["compile"], False
+        else:
+            ok, ev, hint, judged = judge_loss(checks, lossy, sides)
+        result["steps"][s] = {"score": pts if ok else 0, "max": pts,
+                              "part": PART[s], "passed": ok,
+                              "evidence": ev, "hint": None if ok else hint,
+                              "judged": judged}
     # Student's own lines, marked by the evidence of their own pairing and
     # side (a client that worked in p2 is not blamed for its server), and
     # the wire of failed pairings.
     verdict = {(p, side, s): c.ok for s in STEP_NAMES
                for p, side, c in checks[s]}
+    verdict.update({(p, "client", s): c.ok for p, r in lossy.items()
+                    for s, c in r.items()})
     own = []
     for p, pair in lines_out:
         for side in ("server", "client"):
@@ -137,9 +166,7 @@ def cmd_analyze(resdir, rundir, dest):
     result["own_lines"] = own
     wire = {}
     for p, pair in lines_out:
-        failed = any(not c.ok for s in STEP_NAMES
-                     for pp, _, c in checks[s] if pp == p)
-        if failed:
+        if pair_failed(p, checks, lossy):
             wire[p] = pcap_summary(os.path.join(resdir, p + ".pcap"))
     result["wire"] = wire
     # "score"/"max_score": the core (part 1), as before parts existed;

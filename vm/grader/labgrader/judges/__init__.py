@@ -1,6 +1,8 @@
 """The judges: one module per step of lab/steps.h, named after the step,
 each registering its judges with @judge (registry.py).  A step without
-its module fails at import, before any student is judged."""
+its module fails at import, before any student is judged.  A check
+(LAB_CHECK: part three's loss) has a module too, loss.py, called by
+student.py with every pairing's verdicts: it judges no single side."""
 import importlib
 
 from ..lab import STEPS, STEP_NAMES
