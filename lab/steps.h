@@ -12,7 +12,7 @@
  * runs last whatever the parts.  A check is graded like a step but is no
  * step of the program: part three's loss, earned when the program's
  * client, against the reference's server on a wire that loses packets,
- * passes every step it passes on a clean one (docs/grading.md).
+ * passes every step it passes on a clean one (docs/handout.md, 7.8).
  */
 #ifndef LAB_CHECK
 #define LAB_CHECK(name, points, part)
