@@ -143,6 +143,7 @@ def main():
     try:
         rules_checks(tmp)
         random_checks(tmp)
+        live_checks(tmp)
         stop_checks(tmp)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
@@ -259,6 +260,66 @@ def random_checks(tmp):
           runs[1][0] == lost_a, "%s, then %s" % (lost_a, runs[1][0]))
     check("wire_random_other_seed (seed 8 loses others)",
           runs[2][0] != lost_a, "the same: %s" % lost_a)
+
+
+def live_checks(tmp):
+    """--live FILE (vm/run --wire live, the grader's lossy pairing): no
+    rules until a line ID<tab>RULES is renamed into FILE; the relay
+    answers in FILE.ack; new rules count their packets anew; bad ones
+    are refused, and then nothing is dropped."""
+    server, client = Guest(), Guest()
+    ports = {"server": free_port(), "client": free_port()}
+    live, ready = os.path.join(tmp, "rules"), os.path.join(tmp, "live.ready")
+    relay = subprocess.Popen(
+        [sys.executable, RELAY, "--rules", "none", "--live", live,
+         "--from-server", str(ports["server"]),
+         "--from-client", str(ports["client"]),
+         "--to-server", str(server.port), "--to-client", str(client.port),
+         "--ready", ready, "--parent", str(os.getpid())],
+        stdout=subprocess.DEVNULL, stderr=subprocess.STDOUT)
+    send = [fr for d, fr in frames() if d == "c2s" and roce(fr) == 4][0]
+
+    def rules(ident, text):
+        with open(live + ".tmp", "w") as f:
+            f.write("%s\t%s\n" % (ident, text))
+        os.replace(live + ".tmp", live)
+        deadline = time.monotonic() + 10
+        while time.monotonic() < deadline:
+            try:
+                with open(live + ".ack") as f:
+                    ack = f.read()
+                if ack.startswith("%s\t" % ident):
+                    return ack.rstrip("\n").split("\t", 1)[1]
+            except OSError:
+                pass
+            time.sleep(0.02)
+        return None
+
+    def through(n):
+        """How many of n copies of the SEND ONLY reach the server."""
+        before = len(server.got)
+        for _ in range(n):
+            client.sock.sendto(send, ("127.0.0.1", ports["client"]))
+            time.sleep(GAP_S)
+        time.sleep(0.3)
+        return len(server.got) - before
+
+    deadline = time.monotonic() + 30
+    while not os.path.exists(ready) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    got = [through(2), rules(1, "drop c2s op=SEND_ONLY n=1"), through(3),
+           rules(2, "drop c2s op=SEND_ONLY n=1"), through(2),
+           rules(3, "drip c2s"), through(2)]
+    relay.terminate()
+    relay.wait(5)
+    server.close()
+    client.close()
+    check("wire_live (no rules, then each new rule counts anew, acked; bad "
+          "rules refused: %s)" % got,
+          got[0] == 2 and got[1] == "ok" and got[2] == 2 and
+          got[3] == "ok" and got[4] == 1 and
+          str(got[5]).startswith("bad: rule 1 `drip c2s`") and got[6] == 2,
+          "got %s" % got)
 
 
 def stop_checks(tmp):
