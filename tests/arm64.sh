@@ -3,7 +3,7 @@
 # demo and grade as amd64's, in guests of the other architecture.  On an
 # x86-64 host they run under TCG with a root of their own; on an arm64 host
 # they are the native ones.  (The handout's arm64 image, make image
-# ARCH=arm64 with make demo in it, is the platforms group's.)  Not in the
+# ARCH=arm64 with make demo in it: tests/arm64-image.sh.)  Not in the
 # default make test (a minute of emulation, 43 s here, and the guests'
 # demo and grade, minutes more): tests/run arm64, or make test-arm64.
 # shellcheck disable=SC2016 # the commands expand inside the guests

@@ -9,8 +9,6 @@
 #     leaves out/run/wire.pcap on the host, ladder out/run/ladder.svg;
 #   - the devcontainer (VS Code, Codespaces) of the extracted handout,
 #     through @devcontainers/cli: make demo and make grade in it;
-#   - the handout's arm64 image (Apple silicon), built from the extracted
-#     handout with its RUN steps in qemu-user: make demo in it;
 #   - Gradescope: the zip of make gradescope, set up in a fresh Debian
 #     root laid out as Gradescope's (setup.sh at build), run_autograder at
 #     1 CPU and 2 GB: the reference as main.c, as lab/main.c of a
@@ -27,8 +25,9 @@
 # Builds (the base with mmdebstrap, the images) need Debian's mirror; the
 # runs need nothing.  Each run that boots guests holds the tests' lock
 # (tests/lib.sh's t_lock; a container's /tmp is its own).
-# In tests/run's default list (about 20 minutes of work on a 2-core
-# machine, half of it the arm64 image's, more when others hold the guests); alone: tests/run platforms
+# (The handout's arm64 image: tests/arm64-image.sh.)
+# In tests/run's default list (about 10 minutes of work on a 2-core
+# machine, more when others hold the guests); alone: tests/run platforms
 # or make test-platforms; LAB_TEST_PLATFORMS=0 make test leaves it out.
 set -u
 # shellcheck source=tests/lib.sh
@@ -123,10 +122,9 @@ assert eval(sys.argv[2]), sys.argv[2]
 ' "$2" "$3"
 }
 
-# PLATFORMS_ONLY="image devcontainer arm64 gradescope prairielearn github slurm"
-# (any of
+# PLATFORMS_ONLY="image devcontainer gradescope prairielearn github slurm" (any of
 # them) runs only those sections, when working on one.
-only=${PLATFORMS_ONLY:-image devcontainer arm64 gradescope prairielearn github slurm}
+only=${PLATFORMS_ONLY:-image devcontainer gradescope prairielearn github slurm}
 [ -z "${PLATFORMS_ONLY:-}" ] || echo "note: only $only (PLATFORMS_ONLY)"
 want() {
 	case " $only " in *" $1 "*) return 0 ;; esac
@@ -162,12 +160,12 @@ fi
 # Containers (their runtime sets limits through it) and slurmd need the
 # cgroup file system; a chroot (../shared/tools/fresh-check) has none.
 if ! mountpoint -q /sys/fs/cgroup 2>/dev/null; then
-	for s in image devcontainer arm64 gradescope prairielearn slurm; do
+	for s in image devcontainer gradescope prairielearn slurm; do
 		! want "$s" || skip "$s: no cgroup file system at /sys/fs/cgroup" \
 			"(containers and slurmd need one; a chroot lacks it)"
 	done
 	only=$(for s in $only; do
-		case "$s" in image | devcontainer | arm64 | gradescope | prairielearn | slurm) ;;
+		case "$s" in image | devcontainer | gradescope | prairielearn | slurm) ;;
 		*) echo "$s" ;; esac
 	done | tr '\n' ' ')
 fi
@@ -191,8 +189,7 @@ fi
 ho=$t_tmp/handout
 log=$t_tmp/dist.log
 built=0 ho_ok=0
-if ! want image && ! want devcontainer && ! want prairielearn &&
-	! want arm64; then
+if ! want image && ! want devcontainer && ! want prairielearn; then
 	:
 elif t0=$SECONDS && LAB_DIST_UNCOMMITTED=1 vm/grader/mkdist "$t_tmp/handout.tar.gz" >"$log" 2>&1 &&
 	mkdir -p "$ho" && tar -xzf "$t_tmp/handout.tar.gz" -C "$ho" &&
@@ -208,8 +205,6 @@ if [ "$ho_ok" = 0 ]; then
 	if want image || want prairielearn; then
 		skip "make image in the handout: make dist failed"
 	fi
-elif ! want image && ! want devcontainer && ! want prairielearn; then
-	:
 elif timed make -s -C "$ho" image >"$log" 2>&1; then
 	size=$("$ctr" image inspect --format '{{.Size}}' "$image" 2>/dev/null ||
 		echo 0)
@@ -381,52 +376,6 @@ else
 		true
 	[ "${#dc_imgs[@]}" = 0 ] || "$ctr" rmi "${dc_imgs[@]}" >/dev/null 2>&1 ||
 		true
-fi
-
-# ---- the arm64 image -------------------------------------------------
-# The handout's image for Apple silicon and other arm64 machines, as such
-# a student builds it (make image ARCH=arm64 in the extracted handout):
-# here its RUN steps run in qemu-user (binfmt_misc, set up by LAB_ARCH=arm64
-# vm/deps --platforms), and make demo in it, whose guests' QEMU itself
-# then runs in qemu-user: twice emulated, the guests boot in about 7
-# minutes (6 of them in the kernel) and every wait is long.  On an arm64
-# host the image above is the native one.
-img64=$image-arm64-test
-if ! want arm64; then
-	:
-elif [ "$(LAB_ARCH='' vm/arch name)" = arm64 ]; then
-	skip "arm64: this host is arm64: the image above is the native one"
-elif [ "$ho_ok" = 0 ]; then
-	skip "arm64: make dist failed"
-elif ! LAB_ARCH=arm64 "${low[@]}" vm/deps --platforms \
-	>"$t_tmp/deps-arm64.log" 2>&1; then
-	fail "arm64: LAB_ARCH=arm64 vm/deps --platforms (as root)" \
-		"$t_tmp/deps-arm64.log"
-else
-	log=$t_tmp/image-arm64.log
-	if timed env LAB_IMAGE="$img64" make -s -C "$ho" image ARCH=arm64 \
-		>"$log" 2>&1 && [ "$("$ctr" image inspect --format \
-		'{{.Architecture}}' "$img64")" = arm64 ]; then
-		size=$("$ctr" image inspect --format '{{.Size}}' "$img64")
-		ok "arm64: make image ARCH=arm64 in the extracted handout: an" \
-			"arm64 image ($engine, $t_secs s, $((size / 1000000)) MB)"
-		log=$t_tmp/demo-arm64.log
-		if timed in_image "$log" --network none \
-			-e LAB_GUEST_SECONDS=2400 --platform linux/arm64 \
-			"$img64" make demo ARGS='-t 600' &&
-			expect_in "$log" '^\[server\] lab teardown ok' &&
-			expect_in "$log" '^\[client\] lab teardown ok' &&
-			expect_in "$log" 'RDMA_WRITE_ONLY'; then
-			ok "arm64: make demo in the arm64 image, emulated" \
-				"twice over ($t_secs s)"
-		else
-			fail "arm64: make demo in the arm64 image" "$log"
-		fi
-	else
-		grep -v '^--> ' "$log" >"$log.short" || true
-		fail "arm64: make image ARCH=arm64 in the extracted handout" \
-			"$log.short"
-	fi
 fi
 
 # A guest killer: runs CMD and kills every QEMU of its container while
