@@ -44,9 +44,17 @@ imm=0x$(rand_hex 4)
 run=$t_tmp/ref
 log=$t_tmp/ref.log
 # rxe numbers QPs from 0x11 in each guest: a throw-away QP on the server
-# first makes the two QPNs differ, so a swapped QPN cannot pass.
+# first makes the two QPNs differ, so a swapped QPN cannot pass.  Its RC
+# QP is waited for in the kernel's list (a fixed "timeout 2" stopped
+# ibv_rc_pingpong before it made one on a loaded host, and both sides
+# got 0x11), then the server listens.
 vm_run "$log" --out "$run" --pcap "$run.pcap" \
-	--server 'timeout 2 ibv_rc_pingpong -d $LAB_DEV -g $LAB_GID_IDX -p 19999
+	--server 'ibv_rc_pingpong -d $LAB_DEV -g $LAB_GID_IDX -p 19999 &
+		for i in $(seq 600); do
+			rdma resource show qp | grep -q "type RC" && break
+			sleep 0.1
+		done
+		kill $! && wait $!
 		solution/rdma-lab' \
 	--client "solution/rdma-lab -m $msg --imm $imm -w $wmsg \$LAB_SERVER_IP"
 rc=$?
