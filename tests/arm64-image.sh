@@ -73,7 +73,7 @@ fi
 log=$t_tmp/demo.log
 flock "$t_lock" true # wait for other users, outside the measured time
 start=$SECONDS
-if flock "$t_lock" "$ctr" run --rm --network none \
+if flock "$t_lock" vm/platforms/container run --rm --network none \
 	-e LAB_GUEST_SECONDS=2400 --platform linux/arm64 "$img" \
 	make demo ARGS='-t 600' >"$log" 2>&1 &&
 	expect_in "$log" '^\[server\] lab teardown ok' &&
