@@ -26,7 +26,7 @@ exercises="middle|drop c2s op=SEND_MIDDLE n=1|-s 8192 -m BIG
 last|drop c2s op=SEND_LAST n=1|-s 8192 -m BIG
 ack|drop s2c op=ACKNOWLEDGE n=1|
 gone|drop s2c op=ACKNOWLEDGE|-t 3
-random|random=0.3 seed=2|"
+random|random=0.3 seed=3187|"
 big=$(head -c 3000 /dev/zero | tr '\0' x)
 
 # shape SUMMARY: the packets of vm/wire-summary's SUMMARY as sender,
@@ -60,7 +60,8 @@ while IFS='|' read -r name rules args; do
 		rm -rf "$o"
 		mkdir -p "$o"
 		flock "$t_lock" env LAB_WIRE="$rules" vm/demo solution/rdma-lab \
-			"$o" ${opts[@]+"${opts[@]}"} >"$o.txt" 2>&1
+			"$o" ${opts[@]+"${opts[@]}"} >"$o.txt" 2>&1 ||
+			echo "(vm/demo: exit status $?)" >>"$o.txt"
 		vm/wire-summary "$o/wire.pcapng" >"$o/summary.txt" 2>&1
 		shape "$o/summary.txt" >"$o/shape.txt" 2>"$o/spurious.txt"
 		spurious=$((spurious + $(cat "$o/spurious.txt")))
@@ -74,6 +75,14 @@ while IFS='|' read -r name rules args; do
 		then
 			why="$why run $i: step lines"
 		fi
+		# The evidence of a run that differs: what vm/demo printed (its
+		# packets, what the wire did, its exit status).
+		case "$why" in *"run $i:"*)
+			{
+				echo "== run $i: vm/demo's output"
+				cat "$o.txt"
+			} >>"$t_tmp/$name.why" ;;
+		esac
 	done
 	drops=$(grep -c DROPPED "$t_tmp/$name.want")
 	resent=$(grep -c RESENT "$t_tmp/$name.want")
