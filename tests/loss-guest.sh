@@ -25,7 +25,7 @@ cd "$(dirname "$0")/.." || exit 1
 exercises="middle|drop c2s op=SEND_MIDDLE n=1|-s 8192 -m BIG
 last|drop c2s op=SEND_LAST n=1|-s 8192 -m BIG
 ack|drop s2c op=ACKNOWLEDGE n=1|
-gone|drop s2c op=ACKNOWLEDGE|-t 3
+gone|drop s2c op=ACKNOWLEDGE|
 random|random=0.3 seed=3187|"
 big=$(head -c 3000 /dev/zero | tr '\0' x)
 
