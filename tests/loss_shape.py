@@ -10,11 +10,12 @@ server's.  Left out: a resend while no dropped packet waits for its
 answer, or of a packet before a dropped one that the responder has
 NAKed (it holds that packet in order already; the NAK's go-back is the
 exercise's recovery), and one answer to it (an ACK, not a NAK, of its
-PSN or a later one: a responder answers a duplicate with the last PSN it
-has in order).  rxe's retransmit timer does that on a busy host, loss or
-not (docs/handout.md section 6.4): fired before the NAK is read, it goes
-back to the oldest unanswered request.  It is not the exercise's.  The number left out goes to
-stderr.
+PSN or a later one: a responder answers a duplicate with the last PSN
+it has in order; none when the wire lost the resend).  rxe's
+retransmit timer does that on a busy host, loss or not
+(docs/handout.md section 6.4): fired before the NAK is read, it goes
+back to the oldest unanswered request.  It is not the exercise's.  The
+number left out goes to stderr.
 """
 import sys
 
@@ -47,7 +48,10 @@ def main():
         before_nak = lost and k < min(lost) and min(lost) in naks
         if request and "RESENT" in marks and (not lost or before_nak):
             spurious += 1
-            replays.setdefault(w[2], []).append(k)
+            # Lost on the wire too (a random rule draws for resends):
+            # no answer to leave out.
+            if "DROPPED" not in marks:
+                replays.setdefault(w[2], []).append(k)
             continue
         # A duplicate is answered with the last PSN the responder has in
         # order, its own or a later one: one answer per spurious resend.

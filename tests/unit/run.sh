@@ -352,6 +352,13 @@ check "loss_shape: a loaded run's timer resends left out, as recorded" \
 # the SEND_FIRST the responder held (answered by an ACK of it).
 check "loss_shape: a timer resend before a NAK is read is left out" \
 	loss_as_recorded middle tests/unit/loss/middle-timer-before-nak.txt 1
+# random-spurious-dropped.txt: the random exercise's recording with a
+# spurious timer resend of the READ after its response, lost on the wire
+# (a random rule draws for resends too): no answer of it to leave out.
+# Before, the shape dropped the WRITE with immediate's ACK in its stead,
+# as in CI's failing run at stop 47 ("< ACKNOWLEDGE +4").
+check "loss_shape: a timer resend lost on the wire has no answer left out" \
+	loss_as_recorded random tests/unit/loss/random-spurious-dropped.txt 1
 # The lost SEND_LAST has no NAK: the timer is the recovery, and its
 # resends of the message's first packets are the exercise's.
 check "loss_shape: a lost last packet's timer resends are kept" \
