@@ -8,9 +8,10 @@
 # (LAB_GUEST_SECONDS, -t 600).  tests/run runs it last, alone: beside the
 # other groups (a make test here, 2026-11-28) the starved guests'
 # acknowledgements came later than rxe's 134 ms timer seven times in a
-# row, and the demo's FETCH_ADD ended in status 12.  Skipped where arm64 is this host's own
-# (the platforms group builds the native image) and where no container
-# runs.  About 8 minutes from podman's cache, 25 on a fresh machine.
+# row, and the demo's FETCH_ADD ended in status 12.  Skipped where arm64
+# is this host's own (the platforms group builds the native image) and
+# where no container runs.  About 8 minutes from podman's cache, 25 on a
+# fresh machine.
 set -u
 # shellcheck source=tests/lib.sh
 . "$(dirname "$0")/lib.sh"
@@ -20,25 +21,21 @@ img=${LAB_IMAGE:-rdma-lab}-arm64-test
 if [ "$(LAB_ARCH='' vm/arch name)" = arm64 ]; then
 	skip "the arm64 image: this host is arm64 (tests/run platforms" \
 		"builds the native one)"
-	summary
-	exit
+	stop_group
 fi
 if ! engine=$("$ctr" --engine 2>&1); then
 	skip "the arm64 image: $engine (vm/deps --platforms installs podman)"
-	summary
-	exit
+	stop_group
 fi
 if ! mountpoint -q /sys/fs/cgroup 2>/dev/null; then
 	skip "the arm64 image: no cgroup file system at /sys/fs/cgroup" \
 		"(containers need one; a chroot lacks it)"
-	summary
-	exit
+	stop_group
 fi
 if ! LAB_ARCH=arm64 vm/deps --platforms --dist >"$t_tmp/deps.log" 2>&1; then
 	fail "LAB_ARCH=arm64 vm/deps --platforms --dist (as root)" \
 		"$t_tmp/deps.log"
-	summary
-	exit
+	stop_group
 fi
 
 ho=$t_tmp/handout
@@ -48,8 +45,7 @@ if ! { LAB_DIST_UNCOMMITTED=1 vm/grader/mkdist "$t_tmp/handout.tar.gz" &&
 	mkdir -p "$ho" && tar -xzf "$t_tmp/handout.tar.gz" -C "$ho"; } \
 	>"$log" 2>&1; then
 	fail "make dist: the handout, extracted" "$log"
-	summary
-	exit
+	stop_group
 fi
 ho=$ho/rdma-lab
 ok "make dist: the handout, extracted ($((SECONDS - start)) s)"
@@ -66,8 +62,7 @@ else
 	# The step that failed: the steps the cache answered say nothing.
 	grep -v '^--> ' "$log" >"$log.short" || true
 	fail "make image ARCH=arm64 in the extracted handout" "$log.short"
-	summary
-	exit
+	stop_group
 fi
 
 log=$t_tmp/demo.log

@@ -31,14 +31,12 @@ fi
 
 why=$(need qemu-system-aarch64 tshark) || {
 	skip "arm64 guests: $why (LAB_ARCH=arm64 vm/deps installs them)"
-	summary
-	exit
+	stop_group
 }
 if ! LAB_ARCH=arm64 vm/deps --check >"$t_tmp/deps.log" 2>&1; then
 	fail "LAB_ARCH=arm64 vm/deps --check (run LAB_ARCH=arm64 vm/deps as root)" \
 		"$t_tmp/deps.log"
-	summary
-	exit
+	stop_group
 fi
 
 log=$t_tmp/build.log

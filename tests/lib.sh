@@ -194,6 +194,13 @@ summary() {
 	[ "$t_fail" = 0 ]
 }
 
+# stop_group: the group ends here, its summary printed and its status
+# summary's (a check it cannot go on without was skipped or failed).
+stop_group() {
+	summary
+	exit
+}
+
 # path_without CMD...: prints a PATH that holds every command of $PATH
 # except the CMDs: one folder of links, for checks that a program does
 # without them (rather than passing because they happened to be there).

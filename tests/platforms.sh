@@ -149,13 +149,11 @@ else
 fi
 why=$(need python3 flock) || {
 	skip "the platforms: $why"
-	summary
-	exit
+	stop_group
 }
 if ! engine=$("$ctr" --engine 2>&1); then
 	skip "the platforms: $engine (vm/deps --platforms installs podman)"
-	summary
-	exit
+	stop_group
 fi
 # Containers (their runtime sets limits through it) and slurmd need the
 # cgroup file system; a chroot (../shared/tools/fresh-check) has none.
