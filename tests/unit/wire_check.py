@@ -85,10 +85,11 @@ class Guest:
         self.sock.close()
 
 
-def play(rules, tmp, name):
+def play(rules, tmp, name, again=None):
     """Sends the recorded frames through a relay with RULES: (sent, what
     the server got, what the client got, the pcapng's path, the relay's
-    log, its status).  sent: (direction, time sent, frame)."""
+    log, its status).  sent: (direction, time sent, frame).  again: the
+    index of a frame sent twice in a row (a resend rxe's timer made)."""
     server, client = Guest(), Guest()
     ports = {"server": free_port(), "client": free_port()}
     cap = os.path.join(tmp, name + ".pcapng")
@@ -107,7 +108,10 @@ def play(rules, tmp, name):
         time.sleep(0.05)
     sent = []
     if os.path.exists(ready):
-        for direction, fr in frames():
+        every = frames()
+        if again is not None:
+            every.insert(again, every[again])
+        for direction, fr in every:
             guest, to = (server, ports["server"]) if direction == "s2c" \
                 else (client, ports["client"])
             sent.append((direction, time.monotonic(), fr))
@@ -260,6 +264,21 @@ def random_checks(tmp):
           runs[1][0] == lost_a, "%s, then %s" % (lost_a, runs[1][0]))
     check("wire_random_other_seed (seed 8 loses others)",
           runs[2][0] != lost_a, "the same: %s" % lost_a)
+    # A resend that timing made (the first RoCE request from the client
+    # sent twice) draws for itself alone: every other frame meets the
+    # same fate as without it (a count of packets would shift them all).
+    first = next(i for i, (d, fr) in enumerate(frames())
+                 if d == "c2s" and roce(fr) is not None)
+    sent_r, server_got, client_got, _, _, _ = play(
+        "random=0.3 seed=7", tmp, "seed7resend", again=first)
+    got_r = [fr for _, fr in server_got] + [fr for _, fr in client_got]
+    twice = sent[first][2]
+    fate = [fr in got for _, _, fr in sent if fr != twice]
+    fate_r = [fr in got_r for _, _, fr in sent_r if fr != twice]
+    check("wire_random_by_packet (a resend inserted: the other %d frames "
+          "lost or passed as without it)" % len(fate), fate == fate_r,
+          "%d of %d differ" % (sum(a != b for a, b in zip(fate, fate_r)),
+                               len(fate)))
 
 
 def live_checks(tmp):
