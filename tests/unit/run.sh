@@ -271,6 +271,8 @@ tally grader_evidence "$BIN/evidence.out" $?
 # Which pairings the host starved of CPU (labgrader/starved.py).
 python3 -B tests/unit/starved_check.py >"$BIN/starved.out" 2>&1
 tally starved_check "$BIN/starved.out" $?
+python3 -B tests/unit/late_check.py >"$BIN/late.out" 2>&1
+tally late_check "$BIN/late.out" $?
 # The rounds' experiment: an earlier step's code found at fault.
 python3 -B tests/unit/rounds_check.py >"$BIN/rounds.out" 2>&1
 tally rounds_check "$BIN/rounds.out" $?

@@ -8,6 +8,7 @@ from .evidence.wire import parse_pcap
 from .hints import CAUSE_OF_HINT, HINTS
 from .judges import judge_side
 from .judges.loss import judge_loss
+from .late import late_answer
 from .lab import (GRADED, GRADED_CHECKS, PAIRINGS, PAIR_TITLE, PAIR_WIRE,
                   PART, PART_LINE, STEP_NAMES)
 from .provenance import pairing_seconds, record
@@ -77,15 +78,22 @@ def cmd_analyze(resdir, rundir, dest):
                 continue
             for s in STEP_NAMES:
                 checks[s].append((p, side, r[s]))
-        lines_out.append((p, pair))
+        lines_out.append((p, pair, packets))
     # A failure that a wait or a silence ended, in a pairing whose guests
     # the host starved of CPU, is the machine's (starved.py).
     cpu = result["guest_cpu"] = pairing_cpu(resdir, rundir, PAIRINGS)
-    for p, pair in lines_out:
+    for p, pair, packets in lines_out:
         g = starved_guest(cpu[p]) if p in cpu else None
-        failed = pair_failed(p, checks, lossy)
-        if g and failed and timing_shaped(pair):
+        if not pair_failed(p, checks, lossy):
+            continue
+        if g and timing_shaped(pair):
             env.append(starved_text(p, cpu[p], g))
+        # A retry count that ran out although the peer had answered
+        # (late.py); not on a lossy wire, whose drops are the exercise.
+        late = late_answer(p, pair, packets, facts) \
+            if PAIR_WIRE[p] == "none" else None
+        if late:
+            env.append(late)
     env = list(dict.fromkeys(env))
     if env:
         result["env_error"] = "; ".join(env)
@@ -141,7 +149,7 @@ def cmd_analyze(resdir, rundir, dest):
     verdict.update({(p, "client", s): c.ok for p, r in lossy.items()
                     for s, c in r.items()})
     own = []
-    for p, pair in lines_out:
+    for p, pair, _ in lines_out:
         for side in ("server", "client"):
             S = pair[side]
             if S.who != "student":
@@ -165,7 +173,7 @@ def cmd_analyze(resdir, rundir, dest):
                     own.append("    MISSING lab %s ok" % s)
     result["own_lines"] = own
     wire = {}
-    for p, pair in lines_out:
+    for p, pair, _ in lines_out:
         if pair_failed(p, checks, lossy):
             wire[p] = pcap_summary(os.path.join(resdir, p + ".pcap"))
     result["wire"] = wire

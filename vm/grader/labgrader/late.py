@@ -1,0 +1,104 @@
+"""A requester that gave up on an answer its peer had sent.
+
+An RC requester resends a request that no ACK answered within its
+transport timer (4.096 us * 2^timeout), retry_cnt times, and then
+completes it with IBV_WC_RETRY_EXC_ERR (status 12).  On a busy host the
+responder's guest, or the requester's own, can be kept from a CPU for
+longer than that budget: then the requester gives up although the
+responder answered, and a correct program would lose the step to the
+machine (recorded in a course-sized batch under load: a correct client
+with timeout 14 and retry_cnt 6, 0.47 s, lost write_imm).
+
+The capture, in the server guest, shows what the responder sent.  When
+the requester's kernel wrote status 12 for a QP and the responder did
+acknowledge that QP's last request (an ACK, a READ response or an atomic
+ACK to that QP, at or after the request's PSN), the request was
+well-formed, addressed right and answered: the failure is the
+machine's, an environment error (the pairing is graded again).  Only
+the kernel's records count for a student's side (its completion's
+status, its QP's timer), never its lines.  A timer budget below
+BUDGET_MIN_S is the program's own gamble: an answer that takes a few
+milliseconds under TCG can miss it on a quiet host, and grading it
+again would not change that.
+"""
+from .evidence.kernel import kmade
+from .evidence.wire import psn_after
+from .text import num
+from .verbs import OP_RESPONSE, QPS_RTR, QPS_RTS
+
+WC_RETRY_EXC_ERR = 12
+# The reference's budget: (LAB_QP_RETRY_CNT + 1) * 4.096 us *
+# 2^LAB_QP_TIMEOUT = 7 * 134 ms, about 0.94 s.  A quarter of it.
+BUDGET_MIN_S = 0.25
+
+
+def budget_s(timeout, retry_cnt):
+    """How long a request may go unanswered before status 12: the
+    first send and retry_cnt resends, one timer each."""
+    if not timeout:
+        return None
+    return (retry_cnt + 1) * 4.096e-6 * (1 << timeout)
+
+
+def student_gave_up(X):
+    """(QPN, peer QPN, budget) of the student side X's QP whose request
+    its kernel completed with status 12, or None."""
+    qpns = {e["_ret"]: num(e.get("qpn")) for e in X.calls("k_qp", kmade)}
+    for e in X.calls("kwc"):
+        if num(e.get("status")) != WC_RETRY_EXC_ERR:
+            continue
+        q = num(e.get("qpn"))
+        rts = [m for m in X.calls("k_modify")
+               if m.get("_ret") == "0" and num(m.get("state")) == QPS_RTS
+               and qpns.get(m.get("qp"), num(m.get("qpn"))) == q]
+        rtr = [m for m in X.calls("k_modify")
+               if m.get("_ret") == "0" and num(m.get("state")) == QPS_RTR
+               and qpns.get(m.get("qp"), num(m.get("qpn"))) == q]
+        if not rts or not rtr:
+            return None
+        b = budget_s(num(rts[-1].get("timeout"), 0),
+                     num(rts[-1].get("retry_cnt"), 0))
+        return q, num(rtr[-1].get("dest_qpn")), b
+    return None
+
+
+def ref_gave_up(X):
+    """The same for the reference side X: its own lines (trusted) and
+    lab.h's timer (a budget of about 0.94 s)."""
+    if "WC_RETRY_EXC_ERR" not in X.codes.values():
+        return None
+    q = num(X.val("create_resources", "qpn"))
+    peer = num(X.val("exchange", "remote_qpn"))
+    return (q, peer, 1.0) if None not in (q, peer) else None
+
+
+def late_answer(p, pair, packets, facts):
+    """Why pairing p's status 12 is the machine's (a text), or None."""
+    if not packets:
+        return None
+    for side, other in (("server", "client"), ("client", "server")):
+        X = pair[side]
+        gave = ref_gave_up(X) if X.who == "ref" else student_gave_up(X)
+        if gave is None:
+            continue
+        q, peer_q, budget = gave
+        if budget is None or budget < BUDGET_MIN_S:
+            continue
+        me, them = facts[side].get("ip"), facts[other].get("ip")
+        reqs = [x for x in packets if x["src"] == me and x["dst"] == them
+                and x["qp"] == peer_q and x["op"] not in OP_RESPONSE]
+        if not reqs:
+            continue
+        last = reqs[-1]
+        ans = [x for x in packets if x["src"] == them and x["dst"] == me
+               and x["qp"] == q and x["op"] in OP_RESPONSE and
+               (x["aeth"] is None or x["aeth"] >> 5 == 0) and
+               psn_after(x["psn"], last["psn"])]
+        if ans:
+            return ("%s: the machine was too busy: the %s acknowledged PSN "
+                    "0x%06x (frame %d), yet the %s's QP had given up on it "
+                    "(status 12, a timer budget of %.2f s), so its "
+                    "retries ran out on the host's time, not on the "
+                    "program" % (p, other, ans[0]["psn"], ans[0]["frame"],
+                                 side, budget))
+    return None
