@@ -60,6 +60,18 @@ check("late_no_answer_is_the_programs",
       late.student_gave_up(pair["client"]) and
       late.late_answer("p2", pair, packets, facts) is None,
       late.student_gave_up(pair["client"]))
+# No answer, but a guest of the pairing waited for a CPU as long as
+# the client's whole budget (0.94 s): the host's samples explain the
+# silence.  A quiet host's 0.15 s of waiting does not.
+busy = {"window": 6.0, "server": [0.6, 2.5], "client": [0.9, 1.0]}
+why = late.starved_retry("p2", pair, busy)
+check("late_starved_guest_is_the_machines",
+      why and "server guest waited 2.5 s" in why, why)
+quiet = {"window": 1.2, "server": [0.5, 0.15], "client": [0.6, 0.1]}
+check("late_quiet_host_is_the_programs",
+      late.starved_retry("p2", pair, quiet) is None)
+check("late_no_samples_is_nothing",
+      late.starved_retry("p2", pair, None) is None)
 # Without the capture nothing is known.
 check("late_no_capture_is_nothing",
       late.late_answer("p2", pair, None, facts) is None)

@@ -20,6 +20,12 @@ status, its QP's timer), never its lines.  A timer budget below
 BUDGET_MIN_S is the program's own gamble: an answer that takes a few
 milliseconds under TCG can miss it on a quiet host, and grading it
 again would not change that.
+
+Where the capture shows no answer, the host's samples may still explain
+the silence: a guest of the pairing waited for a CPU, in the pairing's
+window, at least as long as the whole budget (starved.py's numbers).
+On a quiet host a guest waits 0.1-0.2 s in a pairing, under the floor:
+there a status 12 is the program's.
 """
 from .evidence.kernel import kmade
 from .evidence.wire import psn_after
@@ -77,8 +83,7 @@ def late_answer(p, pair, packets, facts):
     if not packets:
         return None
     for side, other in (("server", "client"), ("client", "server")):
-        X = pair[side]
-        gave = ref_gave_up(X) if X.who == "ref" else student_gave_up(X)
+        gave = gave_up(pair[side])
         if gave is None:
             continue
         q, peer_q, budget = gave
@@ -101,4 +106,28 @@ def late_answer(p, pair, packets, facts):
                     "retries ran out on the host's time, not on the "
                     "program" % (p, other, ans[0]["psn"], ans[0]["frame"],
                                  side, budget))
+    return None
+
+
+def gave_up(X):
+    """gave-up facts of side X (student_gave_up, ref_gave_up)."""
+    return ref_gave_up(X) if X.who == "ref" else student_gave_up(X)
+
+
+def starved_retry(p, pair, cpu):
+    """Why pairing p's status 12 may be the machine's by the host's
+    samples (cpu: starved.pairing_cpu's entry), or None."""
+    if not cpu:
+        return None
+    for side in ("server", "client"):
+        gave = gave_up(pair[side])
+        if gave is None or gave[2] is None or gave[2] < BUDGET_MIN_S:
+            continue
+        g = max(("server", "client"), key=lambda x: cpu[x][1])
+        if cpu[g][1] >= gave[2]:
+            return ("%s: the machine was too busy: the %s's QP gave up "
+                    "(status 12, a timer budget of %.2f s) in %.1f s "
+                    "in which the %s guest waited %.1f s for a CPU" % (
+                        p, side, gave[2], cpu["window"], g,
+                        min(cpu[g][1], cpu["window"])))
     return None
