@@ -140,6 +140,9 @@ SLOW_MAX=5
 # between them).  At 90 s and 60 s, a one-student shard's boot ran out
 # twice under make test's load.  A last
 # resort: the heartbeat and stall checks stop hung guests much earlier.
+# A student's later rounds run in the same boot (vm/grader/batch): its
+# share is counted twice, as a student's rounds cost at most their
+# budget and one more round (labgrader/rounds.py).
 BOOT_S=240
 PER_SUBMISSION_S=180
 # Seconds without any new file from the guests before they count as
