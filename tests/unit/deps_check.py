@@ -76,6 +76,7 @@ def commands(text, funcs, found):
     except ValueError:
         return
     pos = True; wrap = False; cur = None; arr = False; prev = None; case_pat = False; pending = None; in_case_hdr = False; redir = False; for_hdr = False
+    decl = False  # after local, declare...: NAME=( ... ) is an array
     for t in toks:
         for sub in inner_substs(t):
             commands(sub, funcs, found)
@@ -83,6 +84,9 @@ def commands(text, funcs, found):
         if (last == "-c" and cur in ("sh", "bash") or last in ("--server", "--client")) and " " in t:
             commands(t, funcs, found)
         if arr == "maybe":
+            if t == "()":  # NAME=(): an empty array
+                arr = False
+                continue
             arr = t == "("
             if arr: continue
         if arr:
@@ -107,7 +111,7 @@ def commands(text, funcs, found):
             if t == "do": for_hdr = False; pos = True
             continue
         if punct or t in SEP or t in KEYWORDS:
-            pos = True; wrap = False; cur = None; continue
+            pos = True; wrap = False; cur = None; decl = False; continue
         if wrap and wrap != "last" and t == "--":
             wrap = "--"; continue
         if wrap == "--":
@@ -121,7 +125,9 @@ def commands(text, funcs, found):
                 wrap = t if t in WRAPPERS else False
             elif wrap == "last": wrap = False
             continue
-        if not pos: 
+        if not pos:
+            if decl and re.match(r"^[A-Za-z_]\w*=$", t):
+                arr = "maybe"
             continue
         if re.match(r"^[A-Za-z_][A-Za-z0-9_]*(\[.*\])?\+?=", t):
             arr = "maybe" if t.endswith("=") else False  # NAME=( ... )
@@ -136,6 +142,7 @@ def commands(text, funcs, found):
         pending = None
         name = t
         if not re.match(r"^[A-Za-z_][\w.+-]*$", name): continue
+        decl = name in ("local", "declare", "typeset", "readonly", "export")
         if name in BUILTINS or name in KEYWORDS or name in funcs: continue
         found.add(name)
         cur = name
