@@ -288,12 +288,15 @@ elif [ "$built" = 1 ]; then
 		fail "image: ./lab.sh run, the capture on the host" "$log"
 	fi
 	# Part three from the container: the wire's drop in the summary, the
-	# wire's own capture and the counters on the host.
+	# wire's own capture and the counters on the host.  The client's
+	# retries: the drop's one, and on a busy host a spurious timer resend
+	# or two (docs/handout.md 6.4; CI once saw +2, a WRITE with
+	# immediate resent too).
 	log=$t_tmp/lab-loss.log
 	if timed "${lab_sh[@]}" run LOSS='drop c2s op=SEND_ONLY n=1' \
 		>"$log" 2>&1 && expect_in "$log" 'SEND_ONLY.* DROPPED by the wire' &&
 		expect_in "$log" 'SEND_ONLY.* RESENT' &&
-		expect_in "$log" '^  completer_retry_err +\+0 +\+1$' &&
+		expect_in "$log" '^  completer_retry_err +\+0 +\+[1-9][0-9]*$' &&
 		[ "$(tshark -r "$ho/out/run/wire.pcapng" -Y frame.comment \
 			2>/dev/null | wc -l)" = 1 ]; then
 		ok "image: ./lab.sh run LOSS=...: the drop, the resend and the" \
