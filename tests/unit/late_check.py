@@ -28,7 +28,7 @@ def seed(name, client="student"):
 
 
 pair, packets, facts = seed("ack-late")
-why = late.late_answer("p2", pair, packets, facts)
+why = late.retries_ran_out("p2", pair, packets, facts, None)
 check("late_ack_is_the_machines",
       why and "acknowledged PSN" in why and "0.94 s" in why, why)
 gave = late.student_gave_up(pair["client"])
@@ -39,7 +39,7 @@ check("late_budget_from_the_kernels_rts", gave and gave[2] and
 # program's own gamble, whatever the ACKs did.
 for e in pair["client"].calls("k_modify"):
     e["timeout"] = "12"
-why = late.late_answer("p2", pair, packets, facts)
+why = late.retries_ran_out("p2", pair, packets, facts, None)
 check("late_short_budget_is_the_programs", why is None, why)
 
 # The student's own FAIL line names nothing here: only its kernel's
@@ -47,32 +47,32 @@ check("late_short_budget_is_the_programs", why is None, why)
 pair, packets, facts = seed("ack-late")
 pair["client"].trace = [e for e in pair["client"].trace
                         if e["_fn"] != "kwc"]
-why = late.late_answer("p2", pair, packets, facts)
+why = late.retries_ran_out("p2", pair, packets, facts, None)
 check("late_needs_the_kernels_status", why is None, why)
 
 # The reference as the client: its own line is trusted.
 pair, packets, facts = seed("ack-late", client="ref")
-why = late.late_answer("p2", pair, packets, facts)
+why = late.retries_ran_out("p2", pair, packets, facts, None)
 check("late_reference_client", why and "client's QP" in why, why)
 
 pair, packets, facts = seed("no-answer")
 check("late_no_answer_is_the_programs",
       late.student_gave_up(pair["client"]) and
-      late.late_answer("p2", pair, packets, facts) is None,
+      late.retries_ran_out("p2", pair, packets, facts, None) is None,
       late.student_gave_up(pair["client"]))
 # No answer, but a guest of the pairing waited for a CPU as long as
 # the client's whole budget (0.94 s): the host's samples explain the
 # silence.  A quiet host's 0.15 s of waiting does not.
 busy = {"window": 6.0, "server": [0.6, 2.5], "client": [0.9, 1.0]}
-why = late.starved_retry("p2", pair, busy)
+why = late.retries_ran_out("p2", pair, None, facts, busy)
 check("late_starved_guest_is_the_machines",
       why and "server guest waited 2.5 s" in why, why)
 quiet = {"window": 1.2, "server": [0.5, 0.15], "client": [0.6, 0.1]}
 check("late_quiet_host_is_the_programs",
-      late.starved_retry("p2", pair, quiet) is None)
+      late.retries_ran_out("p2", pair, None, facts, quiet) is None)
 check("late_no_samples_is_nothing",
-      late.starved_retry("p2", pair, None) is None)
+      late.retries_ran_out("p2", pair, None, facts, None) is None)
 # Without the capture nothing is known.
 check("late_no_capture_is_nothing",
-      late.late_answer("p2", pair, None, facts) is None)
+      late.retries_ran_out("p2", pair, None, facts, None) is None)
 done()

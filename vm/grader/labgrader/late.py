@@ -28,11 +28,11 @@ On a quiet host a guest waits 0.1-0.2 s in a pairing, under the floor:
 there a status 12 is the program's.
 """
 from .evidence.kernel import kmade
+from .evidence.peer import connections
 from .evidence.wire import psn_after
 from .text import num
-from .verbs import OP_RESPONSE, QPS_RTR, QPS_RTS
+from .verbs import OP_RESPONSE, QPS_RTS, WC_RETRY_EXC_ERR
 
-WC_RETRY_EXC_ERR = 12
 # The reference's budget: (LAB_QP_RETRY_CNT + 1) * 4.096 us *
 # 2^LAB_QP_TIMEOUT = 7 * 134 ms, about 0.94 s.  A quarter of it.
 BUDGET_MIN_S = 0.25
@@ -56,15 +56,12 @@ def student_gave_up(X):
         q = num(e.get("qpn"))
         rts = [m for m in X.calls("k_modify")
                if m.get("_ret") == "0" and num(m.get("state")) == QPS_RTS
-               and qpns.get(m.get("qp"), num(m.get("qpn"))) == q]
-        rtr = [m for m in X.calls("k_modify")
-               if m.get("_ret") == "0" and num(m.get("state")) == QPS_RTR
-               and qpns.get(m.get("qp"), num(m.get("qpn"))) == q]
-        if not rts or not rtr:
+               and qpns.get(m.get("qp")) == q]
+        dest = [d for qq, d in connections(X) if qq == q]
+        if not rts or not dest:
             return None
-        b = budget_s(num(rts[-1].get("timeout"), 0),
-                     num(rts[-1].get("retry_cnt"), 0))
-        return q, num(rtr[-1].get("dest_qpn")), b
+        return q, dest[-1], budget_s(num(rts[-1].get("timeout"), 0),
+                                     num(rts[-1].get("retry_cnt"), 0))
     return None
 
 
@@ -78,56 +75,61 @@ def ref_gave_up(X):
     return (q, peer, 1.0) if None not in (q, peer) else None
 
 
-def late_answer(p, pair, packets, facts):
-    """Why pairing p's status 12 is the machine's (a text), or None."""
-    if not packets:
-        return None
-    for side, other in (("server", "client"), ("client", "server")):
-        gave = gave_up(pair[side])
-        if gave is None:
-            continue
-        q, peer_q, budget = gave
-        if budget is None or budget < BUDGET_MIN_S:
-            continue
-        me, them = facts[side].get("ip"), facts[other].get("ip")
-        reqs = [x for x in packets if x["src"] == me and x["dst"] == them
-                and x["qp"] == peer_q and x["op"] not in OP_RESPONSE]
-        if not reqs:
-            continue
-        last = reqs[-1]
-        ans = [x for x in packets if x["src"] == them and x["dst"] == me
-               and x["qp"] == q and x["op"] in OP_RESPONSE and
-               (x["aeth"] is None or x["aeth"] >> 5 == 0) and
-               psn_after(x["psn"], last["psn"])]
-        if ans:
-            return ("%s: the machine was too busy: the %s acknowledged PSN "
-                    "0x%06x (frame %d), yet the %s's QP had given up on it "
-                    "(status 12, a timer budget of %.2f s), so its "
-                    "retries ran out on the host's time, not on the "
-                    "program" % (p, other, ans[0]["psn"], ans[0]["frame"],
-                                 side, budget))
-    return None
-
-
 def gave_up(X):
     """gave-up facts of side X (student_gave_up, ref_gave_up)."""
     return ref_gave_up(X) if X.who == "ref" else student_gave_up(X)
 
 
-def starved_retry(p, pair, cpu):
-    """Why pairing p's status 12 may be the machine's by the host's
-    samples (cpu: starved.pairing_cpu's entry), or None."""
-    if not cpu:
-        return None
-    for side in ("server", "client"):
+def retries_ran_out(p, pair, packets, facts, cpu):
+    """Why pairing p's status 12 is the machine's (a text), or None:
+    the peer answered (late_answer), or a guest waited for a CPU as
+    long as the budget (starved_retry).  packets: the pairing's (None:
+    no capture); cpu: starved.pairing_cpu's entry (None: no samples)."""
+    for side, other in (("server", "client"), ("client", "server")):
         gave = gave_up(pair[side])
         if gave is None or gave[2] is None or gave[2] < BUDGET_MIN_S:
             continue
-        g = max(("server", "client"), key=lambda x: cpu[x][1])
-        if cpu[g][1] >= gave[2]:
-            return ("%s: the machine was too busy: the %s's QP gave up "
-                    "(status 12, a timer budget of %.2f s) in %.1f s "
-                    "in which the %s guest waited %.1f s for a CPU" % (
-                        p, side, gave[2], cpu["window"], g,
-                        min(cpu[g][1], cpu["window"])))
+        why = late_answer(p, side, other, gave, packets, facts) or \
+            starved_retry(p, side, gave, cpu)
+        if why:
+            return why
     return None
+
+
+def late_answer(p, side, other, gave, packets, facts):
+    """The peer (other) answered the last request of side's QP that
+    gave up (gave: gave_up's facts)."""
+    q, peer_q, budget = gave
+    me, them = facts[side].get("ip"), facts[other].get("ip")
+    reqs = [x for x in packets or [] if x["src"] == me and
+            x["dst"] == them and x["qp"] == peer_q and
+            x["op"] not in OP_RESPONSE]
+    if not reqs:
+        return None
+    ans = [x for x in packets if x["src"] == them and x["dst"] == me
+           and x["qp"] == q and x["op"] in OP_RESPONSE and
+           (x["aeth"] is None or x["aeth"] >> 5 == 0) and
+           psn_after(x["psn"], reqs[-1]["psn"])]
+    if not ans:
+        return None
+    return ("%s: the machine was too busy: the %s acknowledged PSN "
+            "0x%06x (frame %d), yet the %s's QP had given up on it "
+            "(status 12, a timer budget of %.2f s), so its "
+            "retries ran out on the host's time, not on the "
+            "program" % (p, other, ans[0]["psn"], ans[0]["frame"],
+                         side, budget))
+
+
+def starved_retry(p, side, gave, cpu):
+    """A guest of the pairing waited for a CPU at least the whole
+    budget of side's QP that gave up."""
+    if not cpu:
+        return None
+    g = max(("server", "client"), key=lambda x: cpu[x][1])
+    if cpu[g][1] < gave[2]:
+        return None
+    return ("%s: the machine was too busy: the %s's QP gave up "
+            "(status 12, a timer budget of %.2f s) in %.1f s "
+            "in which the %s guest waited %.1f s for a CPU" % (
+                p, side, gave[2], cpu["window"], g,
+                min(cpu[g][1], cpu["window"])))

@@ -8,7 +8,7 @@ from .evidence.wire import parse_pcap
 from .hints import CAUSE_OF_HINT, HINTS
 from .judges import judge_side
 from .judges.loss import judge_loss
-from .late import late_answer, starved_retry
+from .late import retries_ran_out
 from .lab import (GRADED, GRADED_CHECKS, PAIRINGS, PAIR_TITLE, PAIR_WIRE,
                   PART, PART_LINE, STEP_NAMES)
 from .provenance import pairing_seconds, record
@@ -92,8 +92,7 @@ def cmd_analyze(resdir, rundir, dest):
         # while a guest waited for a CPU as long as the QP's whole timer
         # budget (late.py); not on a lossy wire, whose drops are the
         # exercise.
-        late = late_answer(p, pair, packets, facts) or \
-            starved_retry(p, pair, cpu.get(p)) \
+        late = retries_ran_out(p, pair, packets, facts, cpu.get(p)) \
             if PAIR_WIRE[p] == "none" else None
         if late:
             env.append(late)

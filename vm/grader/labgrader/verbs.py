@@ -21,6 +21,7 @@ WC_RDMA_WRITE, WC_RDMA_READ, WC_COMP_SWAP, WC_FETCH_ADD = 1, 2, 3, 4
 WC_RECV_RDMA_WITH_IMM = 129
 WC_SEND = 0
 WC_RECV = 128  # a receive queue's completions have an opcode from here on
+WC_RETRY_EXC_ERR = 12  # a completion's status: the transport retries ran out
 # The completion opcode of each send request (IBV_WR_* -> IBV_WC_*).
 WR_COMPLETION = {WR_WRITE: WC_RDMA_WRITE, WR_WRITE_IMM: WC_RDMA_WRITE,
                  WR_SEND: WC_SEND, WR_SEND_IMM: WC_SEND,
