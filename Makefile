@@ -24,9 +24,9 @@ ifneq ($(GUEST_CC),)
 CC := $(GUEST_CC)
 endif
 $(shell mkdir -p out && { [ "$$(cat out/arch 2>/dev/null)" = $(GUEST_ARCH) ] || echo $(GUEST_ARCH) >out/arch; })
-# A handout's prebuilt reference (make dist): vm/grader/reference/, or its
+# A handout's prebuilt reference (make dist): grader/reference/, or its
 # folder of the guests' architecture where make dist built one.
-REFERENCE := $(firstword $(wildcard vm/grader/reference/$(GUEST_ARCH)) vm/grader/reference)
+REFERENCE := $(firstword $(wildcard grader/reference/$(GUEST_ARCH)) grader/reference)
 
 .PHONY: all clean
 all: lab/rdma-lab
@@ -181,7 +181,7 @@ ladder:
 # ---------------------------------------------------------------------------
 
 # ---------------------------------------------------------------------------
-# Grading (vm/grade, vm/grade-all, vm/grader/; the README, "Grading your lab").
+# Grading (grader/; the README, "Grading your lab").
 #   make grade                grade lab/main.c in the guests, against the
 #                             reference (GRADE_ARGS: steps, --results FILE)
 # only: instructor
@@ -192,45 +192,42 @@ ladder:
 # ---------------------------------------------------------------------------
 .PHONY: grade
 grade: deps
-	vm/grade $(GRADE_ARGS)
+	grader/grade $(GRADE_ARGS)
 
 # only: instructor
 .PHONY: grade-all dist
 grade-all: deps
 	@test -n "$(DIR)" || { echo "usage: make grade-all DIR=SUBMISSIONS/"; exit 2; }
-	vm/grade-all $(GRADE_ARGS) $(DIR)
+	grader/grade-all $(GRADE_ARGS) $(DIR)
 
 dist: all
-	vm/grader/mkdist out/rdma-lab-handout.tar.gz
+	release/mkdist out/rdma-lab-handout.tar.gz
 # end only
 
 # What the grading guests run besides the students' programs, rebuilt only
-# when its source changes: the tracer of the system calls, the kernel
-# trace's probes, the QPN skew, the sandbox, and the scaffolding a
-# student's main.c is linked with (the flags of every build of it).  Each
+# when its source changes: the kernel trace's probes, the QPN skew, the
+# sandbox, and the scaffolding a student's main.c is linked with (the
+# flags of every build of it).  Each
 # file appears whole (a .tmp of its own make's, then mv): two batches may
 # build at once, and a .tmp both shared lost one its file mid-build.
 TOOLS := out/tools
 TOOLS_CFLAGS := -std=gnu11 -O2 -Wall -Wextra -Werror
-GRADER_TOOLS := $(TOOLS)/libtrace.so $(TOOLS)/probes $(TOOLS)/skew \
+GRADER_TOOLS := $(TOOLS)/probes $(TOOLS)/skew \
 	$(TOOLS)/jail $(TOOLS)/scaffold/support.o $(TOOLS)/scaffold/driver.o \
 	$(TOOLS)/scaffold/lab.h $(TOOLS)/scaffold/steps.h \
 	$(TOOLS)/scaffold/codes.h $(TOOLS)/scaffold/check-main.sh \
 	$(TOOLS)/scaffold/standins.o $(LAB_KNOWN)
 .PHONY: grader-tools
 grader-tools: $(GRADER_TOOLS)
-$(TOOLS)/libtrace.so: vm/grader/tracer.c out/arch
-	@mkdir -p $(@D)
-	$(CC) $(TOOLS_CFLAGS) -shared -fPIC -o $@.$$$$.tmp $< -ldl && mv $@.$$$$.tmp $@
-$(TOOLS)/probes: vm/grader/probes.c vm/grader/kfacts.c vm/grader/kfacts.h \
+$(TOOLS)/probes: grader/guest/probes.c grader/guest/kfacts.c grader/guest/kfacts.h \
 		out/arch
 	@mkdir -p $(@D)
 	$(CC) $(TOOLS_CFLAGS) -o $@.$$$$.tmp $(filter %.c,$^) -libverbs && \
 		mv $@.$$$$.tmp $@
-$(TOOLS)/skew: vm/grader/skew.c out/arch
+$(TOOLS)/skew: grader/guest/skew.c out/arch
 	@mkdir -p $(@D)
 	$(CC) $(TOOLS_CFLAGS) -o $@.$$$$.tmp $< -libverbs && mv $@.$$$$.tmp $@
-$(TOOLS)/jail: vm/grader/jail.c out/arch
+$(TOOLS)/jail: grader/guest/jail.c out/arch
 	@mkdir -p $(@D)
 	$(CC) $(TOOLS_CFLAGS) -o $@.$$$$.tmp $< && mv $@.$$$$.tmp $@
 $(TOOLS)/scaffold/%.o: lab/%.c $(LAB_HEADERS) out/arch
@@ -244,7 +241,7 @@ $(LAB_KNOWN): lab/check-main.sh $(LAB_OBJS) out/arch \
 	CC='$(CC)' sh lab/check-main.sh --known $(LAB_OBJS) >$@.$$$$.tmp && \
 		test -s $@.$$$$.tmp && mv $@.$$$$.tmp $@
 # The reference's steps, each in a section of its own, linked in place of
-# a student's failed step (vm/grader/compile.sh, labgrader/rounds.py):
+# a student's failed step (grader/guest/compile.sh, labgrader/rounds.py):
 # built from the solution, or in a handout, the copy make dist put there.
 # only: instructor
 STANDINS_FROM := solution/main.c
@@ -270,7 +267,7 @@ $(TOOLS)/scaffold/%.sh: lab/%.sh
 
 # ---------------------------------------------------------------------------
 # Containers (docs/rxe-setup.md, "In a container") and grading platforms
-# (vm/platforms/).
+# (release/ builds the image, grader/platforms/ adapts the grader).
 # only: instructor
 # The platforms: docs/grading.md, "Platforms".
 # end only
@@ -296,15 +293,15 @@ $(TOOLS)/scaffold/%.sh: lab/%.sh
 # ---------------------------------------------------------------------------
 .PHONY: image
 image:
-	vm/platforms/image $(if $(ARCH),--arch $(ARCH))
+	release/image $(if $(ARCH),--arch $(ARCH))
 # only: instructor
 .PHONY: gradescope prairielearn test-platforms test-arm64
 prairielearn:
-	@test -n "$(IMAGE)" || { echo "usage: make prairielearn IMAGE=REGISTRY/NAME:TAG (the handout's image: vm/platforms/publish)" >&2; exit 2; }
-	vm/platforms/prairielearn/mkquestion '$(IMAGE)' out/prairielearn/rdmaLab
+	@test -n "$(IMAGE)" || { echo "usage: make prairielearn IMAGE=REGISTRY/NAME:TAG (the handout's image: release/publish)" >&2; exit 2; }
+	grader/platforms/prairielearn/mkquestion '$(IMAGE)' out/prairielearn/rdmaLab
 
 gradescope:
-	$(if $(VISIBILITY),LAB_GS_VISIBILITY=$(VISIBILITY)) vm/platforms/gradescope/mkzip out/gradescope.zip
+	$(if $(VISIBILITY),LAB_GS_VISIBILITY=$(VISIBILITY)) grader/platforms/gradescope/mkzip out/gradescope.zip
 
 test-platforms:
 	vm/deps --tests --platforms

@@ -75,7 +75,7 @@ bounded() {
 }
 
 # The container engine: LAB_ENGINE, else the first of docker and podman
-# (podman first on Linux, as vm/platforms/container and make image
+# (podman first on Linux, as release/container and make image
 # choose) that answers; a client whose daemon or VM is not running (a
 # docker CLI without dockerd, Docker Desktop not started) does not.
 engine=''
@@ -103,7 +103,7 @@ find_engine() {
 }
 ctr() {
 	if [ "$os" = Linux ] && command -v bash >/dev/null 2>&1; then
-		LAB_ENGINE=$engine vm/platforms/container "$@"
+		LAB_ENGINE=$engine release/container "$@"
 	else
 		"$engine" "$@"
 	fi
@@ -160,7 +160,7 @@ build_image() {
 	if [ "$os" = Linux ] && command -v bash >/dev/null 2>&1 &&
 		command -v make >/dev/null 2>&1; then
 		# The base from Debian's packages where no registry answers.
-		LAB_IMAGE=$image LAB_ENGINE=$engine vm/platforms/image
+		LAB_IMAGE=$image LAB_ENGINE=$engine release/image
 	else
 		bounded 5400 "$engine" build -t "$image" .
 	fi

@@ -1,5 +1,5 @@
 # The one set of flags for every build of a student's main.c: make, make
-# grade and the batch grader (vm/grader/batch reads this file), so a
+# grade and the batch grader (grader/batch reads this file), so a
 # program graded is the program its author built and tested.
 LAB_CFLAGS := -std=gnu11 -D_GNU_SOURCE -O2 -g -Wall -Wextra -Werror
 # -z noexecstack: the stack is never executable, whatever an object says

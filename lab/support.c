@@ -705,7 +705,7 @@ int lab_exchange_dest(struct lab_ctx *ctx)
 /*
  * Both sides: "my QP is in RTS"; returns once the peer said the same.
  * The grader's guest kernel records every TCP send next to the verbs
- * calls (vm/grader/probes.c): whether the receives were posted before
+ * calls (grader/guest/probes.c): whether the receives were posted before
  * this byte told the peer it may send, and whether the WRITE had
  * completed before the write notice, are read from the order of events,
  * not left to the timing of one run.

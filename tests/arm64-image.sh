@@ -15,7 +15,7 @@
 set -u
 # shellcheck source=tests/lib.sh
 . "$(dirname "$0")/lib.sh"
-ctr=vm/platforms/container
+ctr=release/container
 img=${LAB_IMAGE:-rdma-lab}-arm64-test
 
 if [ "$(LAB_ARCH='' vm/arch name)" = arm64 ]; then
@@ -41,7 +41,7 @@ fi
 ho=$t_tmp/handout
 log=$t_tmp/dist.log
 start=$SECONDS
-if ! { LAB_DIST_UNCOMMITTED=1 vm/grader/mkdist "$t_tmp/handout.tar.gz" &&
+if ! { LAB_DIST_UNCOMMITTED=1 release/mkdist "$t_tmp/handout.tar.gz" &&
 	mkdir -p "$ho" && tar -xzf "$t_tmp/handout.tar.gz" -C "$ho"; } \
 	>"$log" 2>&1; then
 	fail "make dist: the handout, extracted" "$log"
@@ -68,7 +68,7 @@ fi
 log=$t_tmp/demo.log
 flock "$t_lock" true # wait for other users, outside the measured time
 start=$SECONDS
-if flock "$t_lock" vm/platforms/container run --rm --network none \
+if flock "$t_lock" release/container run --rm --network none \
 	-e LAB_GUEST_SECONDS=2400 --platform linux/arm64 "$img" \
 	make demo ARGS='-t 600' >"$log" 2>&1 &&
 	expect_in "$log" '^\[server\] lab teardown ok' &&

@@ -42,7 +42,7 @@ fi
 log=$t_tmp/build.log
 if make -s all grader-tools >"$log" 2>&1 &&
 	for f in solution/rdma-lab lab/rdma-lab out/tools/jail \
-		out/tools/libtrace.so; do
+		out/tools/probes; do
 		readelf -h "$f" | grep -q 'Machine: *AArch64' || exit 1
 	done; then
 	ok "make with LAB_ARCH=arm64: the programs and tools are AArch64"
@@ -105,7 +105,7 @@ tree=$t_tmp/tree
 mkdir -p "$tree"
 git ls-files -z | xargs -0 tar -c | tar -x -C "$tree"
 cp solution/main.c "$tree/lab/main.c"
-max2=$(python3 -S vm/grader/grader.py steps --graded |
+max2=$(python3 -S grader/grader.py steps --graded |
 	awk '$3 == 2 { n += $2 } END { if (n) print n }')
 log=$t_tmp/grade.log
 rc=0
@@ -126,12 +126,12 @@ fi
 # too, graded against in them.
 log=$t_tmp/handout.log
 rc=0
-{ vm/grader/mkdist "$t_tmp/handout.tar.gz" &&
+{ release/mkdist "$t_tmp/handout.tar.gz" &&
 	tar -xzf "$t_tmp/handout.tar.gz" -C "$t_tmp" &&
 	cp solution/main.c "$t_tmp/rdma-lab/lab/main.c" &&
 	make -s -C "$t_tmp/rdma-lab" grade; } >"$log" 2>&1 || rc=$?
 # Made on an arm64 host, its main reference is arm64's.
-ref=$t_tmp/rdma-lab/vm/grader/reference
+ref=$t_tmp/rdma-lab/grader/reference
 [ -e "$ref/arm64/rdma-lab" ] && ref=$ref/arm64
 if [ "$rc" = 0 ] && readelf -h "$ref/rdma-lab" |
 	grep -q 'Machine: *AArch64' && grep -q '^Score: 20/20' "$log"; then

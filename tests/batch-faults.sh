@@ -1,14 +1,14 @@
 #!/bin/bash
 # Batch grading survives its environment: a guest that crashes (its QEMU
 # killed), one that stops answering (its QEMU stopped), and a kill -9 of
-# vm/grade-all itself.  The submissions are copies of the reference, so
+# grader/grade-all itself.  The submissions are copies of the reference, so
 # every result other than 20/20 or a declared environment error is a lost
 # grade.
 set -u
 # shellcheck source=tests/lib.sh
 . "$(dirname "$0")/lib.sh"
 
-# The grader's slot 0 (vm/grader/batch; tests/run gives this group a set
+# The grader's slot 0 (grader/batch; tests/run gives this group a set
 # of its own, GRADE_LOCK, so that it runs beside the grade group).
 lock=${GRADE_LOCK:-/tmp/rdma-lab-vm.lock}
 make -s solution/rdma-lab >/dev/null 2>&1 || fail "make solution/rdma-lab"
@@ -41,7 +41,7 @@ col() {
 }
 # score OUT NAME: the core score, with part two's (of what this tree
 # grades) after a "+" when it is not full (then never 20 alone).
-full2=$(python3 vm/grader/grader.py steps |
+full2=$(python3 grader/grader.py steps |
 	awk '$3 == 2 { t += $2 } END { print t + 0 }')
 score() {
 	local s2
@@ -94,7 +94,7 @@ flock "$lock" true # wait for other users before the watcher starts
 ) >"$t_tmp/watch.log" 2>&1 &
 watcher=$!
 start=$SECONDS
-GRADE_STALL=60 GRADE_BEAT=10 vm/grade-all --out "$out" "$subs" \
+GRADE_STALL=60 GRADE_BEAT=10 grader/grade-all --out "$out" "$subs" \
 	>"$t_tmp/batch.log" 2>&1
 rc=$?
 secs=$((SECONDS - start))
@@ -137,7 +137,7 @@ else
 	fail "report.md" "$out/report.md"
 fi
 # Running the same command again grades the environment error, only it.
-vm/grade-all --out "$out" "$subs" >"$t_tmp/again.log" 2>&1
+grader/grade-all --out "$out" "$subs" >"$t_tmp/again.log" 2>&1
 rc=$?
 if [ "$rc" = 0 ] && grep -q 'for 1 submission' "$t_tmp/again.log" &&
 	[ "$(score "$out" r2)" = 20 ] && [ "$(status "$out" r2)" = graded ]; then
@@ -147,14 +147,14 @@ else
 		"$t_tmp/again.log"
 fi
 
-# --- kill -9 of vm/grade-all --------------------------------------------------
+# --- kill -9 of grader/grade-all --------------------------------------------------
 # Two submissions are enough: r1 graded before the kill, r2 after.
 out2=$t_tmp/out2
 subs2=$t_tmp/subs2
 mkdir -p "$subs2"
 cp "$subs/r1.c" "$subs/r2.c" "$subs2/"
 flock "$lock" true
-vm/grade-all --out "$out2" "$subs2" >"$t_tmp/killed.log" 2>&1 &
+grader/grade-all --out "$out2" "$subs2" >"$t_tmp/killed.log" 2>&1 &
 pid=$!
 if wait_file "$out2/students/r1/result.json" 300; then
 	kill -9 "$pid"
@@ -179,7 +179,7 @@ if wait_file "$out2/students/r1/result.json" 300; then
 	# rounds are planned may leave round-1/ beside a full-marks result).
 	done_before=$(find "$out2/students" -mindepth 2 -maxdepth 2 \
 		-name result.json | wc -l)
-	vm/grade-all --out "$out2" "$subs2" >"$t_tmp/resumed.log" 2>&1
+	grader/grade-all --out "$out2" "$subs2" >"$t_tmp/resumed.log" 2>&1
 	rc=$?
 	if [ "$rc" = 0 ] &&
 		grep -q "for $((2 - done_before)) submission" \
@@ -202,8 +202,8 @@ fi
 res=$t_tmp/lost
 cp -r "$out2/run/res/r2" "$res"
 head -c 24 "$res/p2.pcap" >"$res/p2.empty" && mv "$res/p2.empty" "$res/p2.pcap"
-python3 vm/grader/grader.py analyze "$res" "$out2/run" "$t_tmp/lost-out"
-if python3 vm/grader/grader.py show "$t_tmp/lost-out/result.json" |
+python3 grader/grader.py analyze "$res" "$out2/run" "$t_tmp/lost-out"
+if python3 grader/grader.py show "$t_tmp/lost-out/result.json" |
 	grep -q "ENVIRONMENT ERROR.*p2: the capture is empty"; then
 	ok "an emptied capture is an environment error"
 else

@@ -5,7 +5,7 @@ JUDGED: tests/judges/record --judge's folder (the recorded evidence
 judged again by this tree).  Courses are laid out as Gradescope, Canvas,
 Moodle and a plain folder deliver them, with decoy files beside; each
 student's folder under OUT is given the judged result of its program
-and its main.c, so that vm/grade-all finds every grade standing and
+and its main.c, so that grader/grade-all finds every grade standing and
 writes the reports.  It runs from a copy of the tree whose guests'
 batch is a stub (it boots no guest, whatever it is asked): a student it
 grades again gets a judged result, recorded as the batch records it.
@@ -32,7 +32,7 @@ sys.path.insert(0, os.path.join(os.path.dirname(__file__), "unit"))
 from checklib import check, done  # noqa: E402
 
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), ".."))
-G = os.path.join(ROOT, "vm", "grader", "grader.py")
+G = os.path.join(ROOT, "grader", "grader.py")
 JUDGED = os.path.abspath(sys.argv[1]) if len(sys.argv) == 2 else \
     sys.exit("usage: tests/course_check.py JUDGED")
 STEPS = subprocess.run([sys.executable, "-S", G, "steps", "--graded"],
@@ -52,7 +52,7 @@ def source(seed):
             [sys.executable, "tests/grade/mkalt.py", "lab/main.c",
              "tests/grade/alt.c"], cwd=ROOT, capture_output=True,
             text=True, check=True).stdout
-    for d in ("vm/grader/mistakes", "tests/grade/hostile"):
+    for d in ("tests/grade/mistakes", "tests/grade/hostile"):
         f = os.path.join(ROOT, d, seed + ".sed")
         if os.path.exists(f):
             return subprocess.run(
@@ -146,18 +146,18 @@ done
 
 
 def fake_tree(t):
-    """vm/grade-all in a tree whose guests' batch is STUB_BATCH: it boots
+    """grader/grade-all in a tree whose guests' batch is STUB_BATCH: it boots
     no guest, whatever it is asked (tests/unit/host_input.sh does the
     same)."""
     top = os.path.join(t, "fake")
     if not os.path.isdir(top):
-        os.makedirs(os.path.join(top, "vm", "grader"))
-        shutil.copy(os.path.join(ROOT, "vm", "grade-all"),
-                    os.path.join(top, "vm"))
-        os.symlink(G, os.path.join(top, "vm", "grader", "grader.py"))
+        os.makedirs(os.path.join(top, "grader"))
+        shutil.copy(os.path.join(ROOT, "grader", "grade-all"),
+                    os.path.join(top, "grader"))
+        os.symlink(G, os.path.join(top, "grader", "grader.py"))
         os.symlink(os.path.join(ROOT, "lab"), os.path.join(top, "lab"))
-        for path, text in (("vm/capacity", "#!/bin/sh\necho 1\n"),
-                           ("vm/grader/batch", STUB_BATCH)):
+        for path, text in (("grader/capacity", "#!/bin/sh\necho 1\n"),
+                           ("grader/batch", STUB_BATCH)):
             with open(os.path.join(top, path), "w") as f:
                 f.write(text)
             os.chmod(os.path.join(top, path), 0o755)
@@ -165,7 +165,7 @@ def fake_tree(t):
 
 
 def grade_all(subs, out, result="reference"):
-    """vm/grade-all over SUBS into OUT (fake_tree's: no guests); a
+    """grader/grade-all over SUBS into OUT (fake_tree's: no guests); a
     student it grades gets the judged result of RESULT.  Status, output,
     CPU seconds, the students the stub graded."""
     top = fake_tree(os.path.dirname(out))
@@ -178,7 +178,7 @@ def grade_all(subs, out, result="reference"):
     # Its CPU time, not its wall time: beside make test's guests a no-op
     # rerun took 17.8 s of wall (and is 1.5-1.8 s on a quiet host).
     r0 = resource.getrusage(resource.RUSAGE_CHILDREN)
-    p = subprocess.run([os.path.join(top, "vm", "grade-all"), "-j", "1",
+    p = subprocess.run([os.path.join(top, "grader", "grade-all"), "-j", "1",
                         "--out", out, subs], capture_output=True, text=True,
                        env=env, timeout=120)
     r1 = resource.getrusage(resource.RUSAGE_CHILDREN)

@@ -70,7 +70,7 @@ check "PSNs named by packet-capture.md and handout.md are in docs/runs/*.pcap" \
 for parts in 1 2 3; do
 	dist=$t_tmp/dist$parts
 	mkdir -p "$dist"
-	if LAB_PARTS=$parts LAB_DIST_UNCOMMITTED=1 vm/grader/mkdist "$dist/handout.tar.gz" \
+	if LAB_PARTS=$parts LAB_DIST_UNCOMMITTED=1 release/mkdist "$dist/handout.tar.gz" \
 		>"$t_tmp/mkdist.log" 2>&1 &&
 		tar -xzf "$dist/handout.tar.gz" -C "$dist"; then
 		check "make dist, LAB_PARTS $parts: links, paths, make targets, commands and numbers of its texts hold in the tarball" \

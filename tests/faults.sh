@@ -38,7 +38,7 @@ variant no-third-recv 's/i < LAB_RECV_SLOTS; i++/i < LAB_RECV_SLOTS - 1; i++/'
 # Every case runs under the grader's tracer, to prove that each verbs
 # object the program created was released on the way out.
 cc -std=gnu11 -O2 -shared -fPIC -o "$t_tmp/variants/libtrace.so" \
-	vm/grader/tracer.c -ldl || fail "the tracer does not build"
+	tests/tools/tracer.c -ldl || fail "the tracer does not build"
 chmod -R a+rX "$t_tmp"
 
 run=$t_tmp/faults
@@ -90,7 +90,7 @@ expect() {
 	# Each line of the tracer starts with its key (empty here).
 	elif ! grep -Eq '^(key=[^ ]* )?exit pid=' "$f.trace" 2>/dev/null; then
 		fail "$what: no complete ibv_* trace" "$evidence"
-	elif ! python3 vm/grader/grader.py leaks "$f.trace" >"$evidence.leaks"
+	elif ! python3 grader/grader.py leaks "$f.trace" >"$evidence.leaks"
 	then
 		cat "$f.trace" >>"$evidence.leaks"
 		fail "$what: verbs objects not released" "$evidence.leaks"

@@ -1,11 +1,11 @@
 #!/bin/bash
-# The grader (vm/grade, vm/grade-all) judged on known programs, in one batch
+# The grader (grader/grade, grader/grade-all) judged on known programs, in one batch
 # graded by two guest pairs at once (-j 2: most failing submissions spend
 # their time waiting, which the other pair uses; 202 s for the batch, 289 s
 # with one pair, the same grades at every step, measured twice): the
 # reference scores full marks in every part,
 # the skeleton 0 with "not implemented", a differently written correct
-# solution full marks, the race mistakes of vm/grader/mistakes/ lose their
+# solution full marks, the race mistakes of tests/grade/mistakes/ lose their
 # step with their hint every time (the other mistakes: tests/judges.sh),
 # and hostile submissions cost only their own score; then the batch
 # resumed, sharded and merged.  make grade and make dist: tests/handout.sh.
@@ -42,7 +42,7 @@ cp solution/main.c "$subs/reference.c"
 cp lab/main.c "$subs/skeleton.c"
 python3 tests/grade/mkalt.py lab/main.c tests/grade/alt.c >"$subs/alt.c"
 python3 tests/grade/mkalt.py lab/main.c tests/grade/ext.c >"$subs/ext.c"
-for f in vm/grader/mistakes/*.sed tests/grade/hostile/*.sed; do
+for f in tests/grade/mistakes/*.sed tests/grade/hostile/*.sed; do
 	name=$(basename "$f" .sed)
 	if [ -z "${JUDGES_RECORD:-}" ] && [[ $f != */hostile/* ]] &&
 		[[ " $live " != *" $name "* ]]; then
@@ -83,11 +83,11 @@ why=''
 for s in folder zipped.zip "$subs/tarball.tar.gz" "$subs/reference.c"; do
 	case "$s" in /*) ;; *) s=$f/$s ;; esac
 	rm -rf "$f/got"
-	python3 vm/grader/grader.py unpack "$s" "$f/got" 2>>"$f/err" &&
+	python3 grader/grader.py unpack "$s" "$f/got" 2>>"$f/err" &&
 		cmp -s solution/main.c "$f/got/main.c" ||
 		why="$why $(basename "$s")"
 done
-python3 vm/grader/grader.py unpack "$f/linked" "$f/got2" 2>>"$f/err" &&
+python3 grader/grader.py unpack "$f/linked" "$f/got2" 2>>"$f/err" &&
 	why="$why linked"
 if [ -z "$why" ] && grep -q "no main.c in .*linked" "$f/err"; then
 	ok "unpack: a folder, a zip, a tarball and a .c give lab/main.c;" \
@@ -104,7 +104,7 @@ fi
 # a round is a batch of its own, with its own boot, which the batch
 # tests).  Graded beside the batch, in slots of their own: after it,
 # they were a minute of this group's time.
-# settled OUT LOG ARGS...: vm/grade-all ARGS, and once more, as its
+# settled OUT LOG ARGS...: grader/grade-all ARGS, and once more, as its
 # message tells an instructor, when it ends with status 3 (an environment
 # error: a guest pair the host starved twice running, which make test's
 # groups beside this one can do); the env errors named in
@@ -112,7 +112,7 @@ fi
 settled() {
 	local o=$1 log=$2 rc=0 r
 	shift 2
-	vm/grade-all "$@" >"$log" 2>&1 || rc=$?
+	grader/grade-all "$@" >"$log" 2>&1 || rc=$?
 	: >"$o/settled.txt"
 	[ "$rc" = 3 ] || return "$rc"
 	for r in "$o"/students/*/result.json; do
@@ -129,7 +129,7 @@ if e:
 	done
 	echo "== again, for the environment errors" >>"$log"
 	rc=0
-	vm/grade-all "$@" >>"$log" 2>&1 || rc=$?
+	grader/grade-all "$@" >>"$log" 2>&1 || rc=$?
 	return "$rc"
 }
 # again OUT: " (after ... again)", when settled ran twice.
@@ -212,7 +212,7 @@ fi
 runs() {
 	python3 - "$out/students/$1" <<'PY' 2>/dev/null
 import glob, json, os, sys
-sys.path.insert(0, "vm/grader")
+sys.path.insert(0, "grader")
 from labgrader.rounds import run_seconds
 d = sys.argv[1]
 paths = glob.glob(os.path.join(d, "round-*", "result.json")) or \
@@ -228,9 +228,9 @@ PY
 # before any budget).  Counted as the budget counts (quiet-host seconds):
 # on a busy host its sleeps are not slowed, so it gets more rounds, each
 # as long as the host makes a correct submission's.
-budget=$(sed -n 's/^ROUND_BUDGET_S = //p' vm/grader/labgrader/rounds.py)
-run_t=$(sed -n 's/^RUN_TIMEOUT_DEFAULT=//p' vm/grader/settings.sh)
-slack=$(sed -n 's/^CLIENT_DONE_SLACK_S=//p' vm/grader/settings.sh)
+budget=$(sed -n 's/^ROUND_BUDGET_S = //p' grader/labgrader/rounds.py)
+run_t=$(sed -n 's/^RUN_TIMEOUT_DEFAULT=//p' grader/settings.sh)
+slack=$(sed -n 's/^CLIENT_DONE_SLACK_S=//p' grader/settings.sh)
 read -r st_s st_r <<<"$(runs round_staller)"
 read -r ref_s _ <<<"$(runs reference)"
 if [ -n "${st_s:-}" ] && [ -n "$budget$run_t$slack" ] &&
@@ -265,12 +265,12 @@ caps=("$rep"/*/p*.pcap)
 if mergecap -a -F pcap -w "$t_tmp/all.pcap" "${caps[@]}" 2>"$t_tmp/differ.txt" &&
 	tests/grade/packets-tshark.py "$t_tmp/all.pcap" >"$t_tmp/tshark.txt" \
 		2>>"$t_tmp/differ.txt" &&
-	python3 vm/grader/grader.py packets "$t_tmp/all.pcap" \
+	python3 grader/grader.py packets "$t_tmp/all.pcap" \
 		>"$t_tmp/grader.txt" 2>>"$t_tmp/differ.txt" &&
 	diff "$t_tmp/tshark.txt" "$t_tmp/grader.txt" >>"$t_tmp/differ.txt" &&
 	vm/wire-summary "$t_tmp/all.pcap" >"$t_tmp/summary-tshark.txt" \
 		2>>"$t_tmp/differ.txt" &&
-	python3 vm/grader/grader.py summary "$t_tmp/all.pcap" \
+	python3 grader/grader.py summary "$t_tmp/all.pcap" \
 		>"$t_tmp/summary.txt" 2>>"$t_tmp/differ.txt" &&
 	diff "$t_tmp/summary-tshark.txt" "$t_tmp/summary.txt" \
 		>>"$t_tmp/differ.txt" &&
@@ -285,7 +285,7 @@ fi
 # Resuming: nothing left to do, so no boot and the same results.
 cp "$out/report.csv" "$t_tmp/before.csv"
 start=$SECONDS
-vm/grade-all --out "$out" "$subs" >"$t_tmp/resume.log" 2>&1
+grader/grade-all --out "$out" "$subs" >"$t_tmp/resume.log" 2>&1
 if ! grep -q booting "$t_tmp/resume.log" &&
 	cmp -s "$out/report.csv" "$t_tmp/before.csv"; then
 	ok "grade-all again: resumes, nothing regraded ($((SECONDS - start)) s)"
@@ -297,7 +297,7 @@ fi
 # third grading).
 first=$(scores reference)
 rm "$out/students/reference/result.json"
-vm/grade-all --out "$out" "$subs" >"$t_tmp/resume2.log" 2>&1
+grader/grade-all --out "$out" "$subs" >"$t_tmp/resume2.log" 2>&1
 if grep -q 'for 1 submission' "$t_tmp/resume2.log" &&
 	[ "$(score reference)" = 20 ]; then
 	ok "grade-all after a lost result: only that student regraded"
@@ -316,7 +316,7 @@ grep -q "^reference${tab}src${tab}" "$sh/out-2/run/jobs.txt" ||
 	why="$why not-compiled-in-the-guests"
 cat "$sh"/out-1/part-*/run/jobs.txt 2>/dev/null |
 	grep -q "^alt${tab}host${tab}" || why="$why not-compiled-here"
-vm/grade-all --merge "$sh/all" "$sh/out-1" "$sh/out-2" \
+grader/grade-all --merge "$sh/all" "$sh/out-1" "$sh/out-2" \
 	>>"$sh/log" 2>&1 || why="$why merge:$?"
 # Bytewise order: alt reference skeleton; shard 1 is the 1st and 3rd.
 names() { (cd "$1/students" && echo *); }
@@ -350,7 +350,7 @@ fi
 # again, named, and nothing else is (after the shards' comparison and
 # the recording, which read the skeleton's first grade).
 cp solution/main.c "$subs/skeleton.c"
-vm/grade-all --out "$out" "$subs" >"$t_tmp/resubmit.log" 2>&1
+grader/grade-all --out "$out" "$subs" >"$t_tmp/resubmit.log" 2>&1
 if grep -q '^grade-all: skeleton: the submission changed since its grade' \
 	"$t_tmp/resubmit.log" &&
 	grep -q 'for 1 submission' "$t_tmp/resubmit.log" &&
@@ -361,7 +361,7 @@ else
 		"$t_tmp/resubmit.log"
 fi
 # Nothing left: no guests waited for, and it says so.
-vm/grade-all --out "$out" "$subs" >"$t_tmp/nothing.log" 2>&1
+grader/grade-all --out "$out" "$subs" >"$t_tmp/nothing.log" 2>&1
 if grep -q '^nothing to grade: each of' "$t_tmp/nothing.log" &&
 	! grep -q 'guests' "$t_tmp/nothing.log"; then
 	ok "grade-all with nothing to grade waits for no guests"

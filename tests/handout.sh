@@ -10,7 +10,7 @@ set -u
 # shellcheck source=tests/lib.sh
 . "$(dirname "$0")/lib.sh"
 
-# The grader's slot 0 (vm/grader/batch; GRADE_LOCK names another set),
+# The grader's slot 0 (grader/batch; GRADE_LOCK names another set),
 # which the third party below holds; own: the slots of the gradings that
 # run meanwhile.
 lock=${GRADE_LOCK:-/tmp/rdma-lab-vm.lock}
@@ -18,8 +18,8 @@ own=$t_tmp/own.lock
 make -s all lab >/dev/null 2>&1 || fail "make all"
 # Part two's full marks ('' when the course does the core only).
 max2=''
-if [ "$(python3 vm/grader/grader.py steps --parts)" -ge 2 ]; then
-	max2=$(python3 vm/grader/grader.py steps |
+if [ "$(python3 grader/grader.py steps --parts)" -ge 2 ]; then
+	max2=$(python3 grader/grader.py steps |
 		awk '$3 == 2 { t += $2 } END { print t + 0 }')
 fi
 
@@ -44,10 +44,10 @@ for _ in $(seq 100); do
 	flock -n "$lock" true || break
 	sleep 0.1
 done
-GRADE_STALL=$stall vm/grade --out "$t_tmp/g2" --lab "$t_tmp/good" \
+GRADE_STALL=$stall grader/grade --out "$t_tmp/g2" --lab "$t_tmp/good" \
 	>"$good_log" 2>&1 &
 first=$!
-GRADE_STALL=$stall vm/grade --out "$t_tmp/g3" --lab "$t_tmp/good" send write \
+GRADE_STALL=$stall grader/grade --out "$t_tmp/g3" --lab "$t_tmp/good" send write \
 	>"$steps_log" 2>&1 &
 second=$!
 # --- make dist: the student handout -----------------------------------------
@@ -60,11 +60,11 @@ if LAB_DIST_UNCOMMITTED=1 make -s dist >"$t_tmp/dist.log" 2>&1 &&
 	tar -xzf out/rdma-lab-handout.tar.gz -C "$h"; then
 	dist_ok=1
 	h=$h/rdma-lab
-	leak=$( (ls -d "$h/solution" "$h/vm/grader/mistakes" \
+	leak=$( (ls -d "$h/solution" "$h/tests/grade/mistakes" \
 		"$h/docs/grading.md" "$h/docs/answers.md" 2>/dev/null
 		grep -rl 'BEGIN SOLUTION\|return lab_recv_write_done(ctx);' "$h") |
 		head -3)
-	if [ -z "$leak" ] && [ -x "$h/vm/grader/reference/rdma-lab" ]; then
+	if [ -z "$leak" ] && [ -x "$h/grader/reference/rdma-lab" ]; then
 		ok "make dist: no solution source, the reference as a binary"
 	else
 		fail "make dist: ${leak:-no reference binary}"
@@ -138,11 +138,11 @@ p1=$t_tmp/parts1
 mkdir -p "$p1"
 git ls-files -z | xargs -0 cp --parents -t "$p1"
 sed -i 's/^#define LAB_PARTS [0-9]*$/#define LAB_PARTS 1/' "$p1/lab/steps.h"
-later=$(python3 "$p1/vm/grader/grader.py" steps --later | cut -d ' ' -f 1)
-core=$(python3 "$p1/vm/grader/grader.py" steps --graded | wc -l)
+later=$(python3 "$p1/grader/grader.py" steps --later | cut -d ' ' -f 1)
+core=$(python3 "$p1/grader/grader.py" steps --graded | wc -l)
 if (cd "$p1" && git init -q && git add -A &&
 	git -c user.name=t -c user.email=t@t commit -qm parts1 &&
-	vm/grader/mkdist "$t_tmp/parts1.tar.gz") >"$t_tmp/dist1.log" 2>&1 &&
+	release/mkdist "$t_tmp/parts1.tar.gz") >"$t_tmp/dist1.log" 2>&1 &&
 	mkdir -p "$t_tmp/h1" && tar -xzf "$t_tmp/parts1.tar.gz" -C "$t_tmp/h1" &&
 	make -s -C "$t_tmp/h1/rdma-lab" lab/rdma-lab >>"$t_tmp/dist1.log" 2>&1; then
 	h1=$t_tmp/h1/rdma-lab/lab/main.c
@@ -181,9 +181,9 @@ else
 fi
 if [ "$rc2" = 0 ] && grep -q '^Score: 5/5' "$steps_log" &&
 	! grep -q '^connect' "$steps_log" && ! grep -q '^Part two' "$steps_log"; then
-	ok "vm/grade STEP...: only the steps asked for"
+	ok "grader/grade STEP...: only the steps asked for"
 else
-	fail "vm/grade STEP... (status $rc2)" "$steps_log"
+	fail "grader/grade STEP... (status $rc2)" "$steps_log"
 fi
 cat "$good_log" "$steps_log" >"$t_tmp/both"
 # why: each part of the check that failed, named.

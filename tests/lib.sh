@@ -34,7 +34,7 @@ t_missing() {
 # lab_steps: the step names of lab/steps.h, in order, one per line, as
 # the grader reads them (grader.py steps: one reader for every language).
 lab_steps() {
-	python3 vm/grader/grader.py steps | cut -d ' ' -f 1
+	python3 grader/grader.py steps | cut -d ' ' -f 1
 }
 
 # ok TEXT...: a passed check, unless a command it ran was missing.
@@ -124,7 +124,7 @@ expect_in() {
 
 # t_lock: the lock a group's guest runs hold, one pair at a time on this
 # small machine: the grader's first slot, which other engineers' runs
-# take too (vm/grader/batch).  tests/run gives the groups that run beside
+# take too (grader/batch).  tests/run gives the groups that run beside
 # the grader's groups a lock of their own (LAB_TEST_LOCK): the grader's
 # batches hold its slots for minutes.
 t_lock=${LAB_TEST_LOCK:-${TMPDIR:-/tmp}/rdma-lab-vm.lock}
@@ -140,7 +140,7 @@ vm_run() {
 # cpu_watch DIR FILE: while vm/run --out DIR runs (started beside it, in
 # the background), FILE holds each guest's QEMU threads' run and wait
 # for a CPU so far, in ns ("SRV_RUN SRV_WAIT CLI_RUN CLI_WAIT"), as the
-# grader's batch samples them (vm/grader/batch).  Ends when DIR's
+# grader's batch samples them (grader/batch).  Ends when DIR's
 # guests have ended, or after 30 min.
 cpu_watch() {
 	local dir=$1 file=$2 role pid t a b r w line n seen=0
@@ -168,11 +168,11 @@ cpu_watch() {
 }
 # stretch FILE: cpu_watch's FILE as the grader's stretch, in tenths (10:
 # none): SLOW_SHARE over the smaller share of the CPU a guest asked for
-# that it got, at most SLOW_MAX (vm/grader/settings.sh, in a subshell).
+# that it got, at most SLOW_MAX (grader/settings.sh, in a subshell).
 # A bound of seconds that a guest's clock measured holds times that.
 stretch() (
-	# shellcheck source=vm/grader/settings.sh
-	. vm/grader/settings.sh
+	# shellcheck source=grader/settings.sh
+	. grader/settings.sh
 	f=10
 	read -r sr sw cr cw 2>/dev/null <"$1" || {
 		echo 10

@@ -10,7 +10,7 @@
 # makes on a busy host whatever the wire does, is left out with one answer
 # to it (tests/loss_shape.py).  About 15
 # guest-pair runs, 6 s each warm, under the tests' lock.  Then part three
-# graded (graded): a copy of this tree with LAB_PARTS 3, vm/grade-all of
+# graded (graded): a copy of this tree with LAB_PARTS 3, grader/grade-all of
 # the reference, alt.c, the skeleton and three seeds: a retry_cnt of 0
 # loses loss alone, a timeout of 0 and a server without receives lose
 # connect alone (loss kept); about a minute and a half.
@@ -138,15 +138,15 @@ if [ "$want" = "  " ] || [[ $want == *" graded "* ]]; then
 	sed 's/\.retry_cnt = LAB_QP_RETRY_CNT,/.retry_cnt = 0,/' solution/main.c \
 		>"$g/subs/retry_cnt_0.c"
 	for m in timeout_zero no_recv; do
-		sed -f "vm/grader/mistakes/$m.sed" solution/main.c >"$g/subs/$m.c"
+		sed -f "tests/grade/mistakes/$m.sed" solution/main.c >"$g/subs/$m.c"
 	done
 	start=$SECONDS
-	if (cd "$g/tree" && vm/grade-all --out "$g/out" "$g/subs") \
+	if (cd "$g/tree" && grader/grade-all --out "$g/out" "$g/subs") \
 		>"$g/log" 2>&1; then
 		ok "part three graded: 6 submissions with LAB_PARTS 3 in" \
 			"$((SECONDS - start)) s"
 	else
-		fail "part three graded: vm/grade-all" "$g/log"
+		fail "part three graded: grader/grade-all" "$g/log"
 	fi
 	expect_loss "$g/out" reference '' ''
 	expect_loss "$g/out" alt '' ''

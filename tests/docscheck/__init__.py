@@ -12,7 +12,7 @@ line is tests/docs_check.py.
   handout   an unpacked student handout (make dist) is true in itself
 
 What the grader already reads (lab/steps.h, a capture's RoCE packets) is
-read with its code, vm/grader/labgrader, so that each fact has one
+read with its code, grader/labgrader, so that each fact has one
 reader; the grader is stdlib-only, like these checks.
 """
 import os
@@ -25,7 +25,7 @@ ROOT = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
 # No __pycache__ in the grader's folder, which guests and handouts see as
 # it is.
 sys.dont_write_bytecode = True
-sys.path.insert(0, os.path.join(ROOT, "vm", "grader"))
+sys.path.insert(0, os.path.join(ROOT, "grader"))
 from labgrader.lab import read_steps  # noqa: E402
 
 STEPS = [n for n, _, _ in read_steps()[0]]

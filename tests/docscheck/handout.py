@@ -18,7 +18,8 @@ INSTRUCTOR = re.compile(r"\bsolution/|(?<![\w/])tests/|\.ci/|answers\.md|"
                         r"`make (?:lab|unit|format|dist|grade-all|images|build)\b|"
                         r"<!-- (?:only|handout):|^# (?:only|handout):|"
                         r"^# end (?:only|handout)", re.M)
-TOP = ("lab", "docs", "vm", "images", "solution", "tests", ".ci")
+TOP = ("lab", "docs", "vm", "grader", "release", "images", "solution",
+       "tests", ".ci")
 # What a core-only handout (LAB_PARTS 1) must not show: part two named,
 # its steps, opcodes, headers and TCP messages, and the recordings whose
 # numbers count part two's packets (every recorded run did part two; the

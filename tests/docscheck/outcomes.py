@@ -2,7 +2,7 @@
 
 A text names the run behind a claim about rxe with a marker,
 "(recorded: seed NAME)" or "(recorded: seeds NAME, NAME)": NAME is a
-seeded mistake (vm/grader/mistakes/NAME.sed, tests/grade/hostile/NAME.sed)
+seeded mistake (tests/grade/mistakes/NAME.sed, tests/grade/hostile/NAME.sed)
 whose grading in the guests is in tests/judges/recorded.tar.xz.  Each
 outcome the claim names must be one that recording shows:
 
@@ -93,7 +93,7 @@ def symptom_outcomes(cell):
 
 def seeds():
     names = set()
-    for d in ("vm/grader/mistakes", "tests/grade/hostile"):
+    for d in ("tests/grade/mistakes", "tests/grade/hostile"):
         for f in os.listdir(os.path.join(ROOT, d)):
             if f.endswith(".sed"):
                 names.add(f[:-4])

@@ -4,7 +4,7 @@
 # after tests/lib.sh (ok, fail, skip, lab_steps).  tests/grade.sh checks a
 # batch graded in the guests, tests/judges.sh the recorded evidence of one
 # judged again without them.  The expectations are the seeds' own: each
-# vm/grader/mistakes/NAME.sed says the step it must lose (# step:) and
+# tests/grade/mistakes/NAME.sed says the step it must lose (# step:) and
 # the hint it must give (# hint:), each tests/grade/hostile/NAME.sed its
 # score (# score:) and a text of its report (# text:).
 
@@ -14,7 +14,7 @@
 declared_names() {
 	local f
 	printf '%s\n' reference skeleton alt ext
-	for f in vm/grader/mistakes/*.sed tests/grade/hostile/*.sed; do
+	for f in tests/grade/mistakes/*.sed tests/grade/hostile/*.sed; do
 		basename "$f" .sed
 	done
 }
@@ -26,8 +26,8 @@ expect_init() {
 	x_rep=$1/students
 	local parts
 	# NAME POINTS PART per step, as the grader reads lab/steps.h.
-	python3 vm/grader/grader.py steps >"$t_tmp/steps.txt"
-	parts=$(python3 vm/grader/grader.py steps --parts)
+	python3 grader/grader.py steps >"$t_tmp/steps.txt"
+	parts=$(python3 grader/grader.py steps --parts)
 	max2=$(awk '$3 == 2 { t += $2 } END { print t + 0 }' "$t_tmp/steps.txt")
 	[ "${parts:-1}" -ge 2 ] || max2=''
 	# Every step of every student, read once (one python start per
@@ -111,7 +111,7 @@ keys_differ() {
 
 # expect_mistakes [--graded] TRACE...: each seeded mistake loses its step
 # with its hint and every other step keeps its points (each step is
-# judged on its own code: vm/grader/labgrader/rounds.py), but the steps
+# judged on its own code: grader/labgrader/rounds.py), but the steps
 # its "# also:" line names, whose code the seed changed too.  TRACE: the
 # reference's trace, for keys_differ.  --graded: only the mistakes graded in OUT (the others
 # are left to the recording, said in one line).
@@ -122,7 +122,7 @@ expect_mistakes() {
 		shift
 	}
 	mapfile -t steps < <(lab_steps)
-	for f in vm/grader/mistakes/*.sed; do
+	for f in tests/grade/mistakes/*.sed; do
 		name=$(basename "$f" .sed)
 		if [ -n "$graded" ] && [ ! -d "$x_rep/$name" ]; then
 			left=$((left + 1))

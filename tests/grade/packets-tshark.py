@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """The RoCEv2 packets of a capture as tshark dissects them, printed like
-`vm/grader/grader.py packets`, so the tests can hold the grader's own pcap
+`grader/grader.py packets`, so the tests can hold the grader's own pcap
 parser to Wireshark's reading of the same file:
   tests/grade/packets-tshark.py FILE.pcap
 """

@@ -10,7 +10,7 @@ import re
 import sys
 
 ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..")
-sys.path.insert(0, os.path.join(ROOT, "vm", "grader"))
+sys.path.insert(0, os.path.join(ROOT, "grader"))
 sys.dont_write_bytecode = True
 from labgrader.codes import CODES, read_codes  # noqa: E402
 from labgrader.judges.common import FAIL_HINTS  # noqa: E402
@@ -51,7 +51,7 @@ check("codes_printed (each of the lab's own %d codes is printed)" % len(own),
       not set(own) - used, "never printed: %s" % sorted(set(own) - used))
 
 asked = set(FAIL_HINTS)
-for path in glob.glob(os.path.join(ROOT, "vm/grader/labgrader/**/*.py"),
+for path in glob.glob(os.path.join(ROOT, "grader/labgrader/**/*.py"),
                       recursive=True):
     with open(path, encoding="utf-8") as f:
         for m in re.finditer(r"\.failed\(\s*\"\w+\",\s*([^)]*)\)", f.read()):

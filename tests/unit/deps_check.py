@@ -149,20 +149,20 @@ def commands(text, funcs, found):
         wrap = name if name in WRAPPERS else False
 
 # Scripts run on the host or, with the host's userland, in the guests.
-# vm/guest-init is left out: it runs busybox from the initramfs.
+# vm/guest/init is left out: it runs busybox from the initramfs.
 SCRIPTS = ["Makefile", ".ci/run", "tests/run", "tests/*.sh", "tests/unit/*.sh",
-           "vm/run", "vm/demo", "vm/prepare", "vm/deps", "vm/grade",
+           "vm/run", "vm/demo", "vm/prepare", "vm/deps", "grader/grade",
            "vm/arch",
-           "vm/grade-all", "vm/wire-summary", "vm/guest-stage2",
-           "vm/grader/batch", "vm/grader/guest-driver", "vm/grader/compile.sh",
-           "vm/grader/settings.sh",
-           "vm/grader/mkdist", "lab/*.sh",
+           "grader/grade-all", "vm/wire-summary", "vm/guest/stage2",
+           "grader/batch", "grader/guest/driver", "grader/guest/compile.sh",
+           "grader/settings.sh",
+           "release/mkdist", "lab/*.sh",
            "docs/runs/record", "tests/grade/expect.sh",
-           "tests/judges/record", "vm/platforms/container",
-           "vm/platforms/image", "vm/platforms/grade-upload",
-           "vm/platforms/gradescope/*", "vm/platforms/prairielearn/*",
-           "vm/platforms/github/summary", "vm/platforms/github/classroom",
-           "vm/platforms/publish", "vm/grader/committed"]
+           "tests/judges/record", "release/container",
+           "release/image", "grader/platforms/grade-upload",
+           "grader/platforms/gradescope/*", "grader/platforms/prairielearn/*",
+           "grader/platforms/github/summary", "grader/platforms/github/classroom",
+           "release/publish", "release/committed"]
 
 
 def script_text(path):
@@ -200,7 +200,7 @@ def main():
     # which tests/unit/platforms_unit.sh takes out of it).
     lib = "".join(open(f, encoding="utf-8").read()
                   for f in ("tests/lib.sh", "tests/grade/expect.sh",
-                            "vm/grader/compile.sh", "vm/grader/settings.sh",
+                            "grader/guest/compile.sh", "grader/settings.sh",
                             "vm/deps"))
     lib_funcs = set(re.findall(r"^\s*([A-Za-z_][\w-]*)\s*\(\)", lib, re.M))
     seen, bad = 0, 0
@@ -222,7 +222,7 @@ def main():
                 own = lab | platforms if path.startswith("vm/platforms/") \
                     else lab
                 if path.startswith("vm/platforms/") or path in (
-                        "vm/grader/mkdist", "vm/grader/committed"):
+                        "release/mkdist", "release/committed"):
                     own = own | dist
                 for cmd in sorted((found & known) - own):
                     print(f"{path}: runs '{cmd}', which vm/deps installs "

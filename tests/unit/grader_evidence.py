@@ -11,7 +11,7 @@ import sys
 import tempfile
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "..",
-                                "vm", "grader"))
+                                "grader"))
 from labgrader import course, text, verbs  # noqa: E402
 from labgrader.evidence import kernel, peer, sendq, wire  # noqa: E402
 from labgrader.judges import causes  # noqa: E402
@@ -261,7 +261,7 @@ finally:
         os.unlink(tmp)
 
 
-# The kernel's own record of the objects (vm/grader/kfacts.c, issue 39):
+# The kernel's own record of the objects (grader/guest/kfacts.c, issue 39):
 # kfacts-reference-server.txt, the reference server's run of a real
 # grading (kernel 6.1.0-56), where the kprobes' fields (offsets from the
 # kernel's BTF) must say what the uprobes read of the same calls.

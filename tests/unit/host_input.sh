@@ -1,6 +1,6 @@
 # The host reads submissions as hostile input (issue 22), without guests:
 # grader.py unpack on links, FIFOs, devices, sockets and archive bombs;
-# vm/grade --lab on a linked or FIFO main.c; the names that collide in a
+# grader/grade --lab on a linked or FIFO main.c; the names that collide in a
 # batch folder; student text with HTML, markdown and terminal escapes in
 # report.md, Gradescope's results.json, the terminal and log.txt; and
 # one line with status 2 for bad usage of grader.py.
@@ -10,7 +10,7 @@
 h=$t_tmp/host-input
 subs=$h/subs
 mkdir -p "$subs"
-G=vm/grader/grader.py
+G=grader/grader.py
 # A file only the grader's user may read: no output may ever quote it.
 token=SECRET-$RANDOM-$RANDOM-$$
 printf 'int %s;\n' "$token" >"$h/secret"
@@ -199,14 +199,14 @@ else
 	fail "unpack_honest_forms:$why" "$h/err"
 fi
 
-# vm/grade --lab DIR (a Gradescope upload): a linked or FIFO main.c is
+# grader/grade --lab DIR (a Gradescope upload): a linked or FIFO main.c is
 # refused in one line before anything is built or booted.  The timeout
 # bounds a regression that would go on to boot the guests.
 mkdir -p "$h/lab-link" "$h/lab-fifo"
 ln -s "$h/secret" "$h/lab-link/main.c"
 mkfifo "$h/lab-fifo/main.c"
 for lab in lab-link lab-fifo; do
-	GRADE_LOCK_WAIT=1 timeout 20 vm/grade --lab "$h/$lab" \
+	GRADE_LOCK_WAIT=1 timeout 20 grader/grade --lab "$h/$lab" \
 		--out "$h/grade-out" >"$h/grade.out" 2>&1
 	rc=$?
 	if [ "$rc" = 2 ] && [ "$(wc -l <"$h/grade.out")" = 1 ] &&
@@ -219,7 +219,7 @@ for lab in lab-link lab-fifo; do
 	fi
 done
 
-# ---- names that become one folder in vm/grade-all ----
+# ---- names that become one folder in grader/grade-all ----
 mkdir -p "$h/clash"
 : >"$h/clash/a b.c"
 : >"$h/clash/a_b.c"
@@ -248,18 +248,18 @@ else
 	fail "names_clash_named_both" "$h/names.out"
 fi
 
-# vm/grade-all itself, with a stub for the guests' batch (it writes each
+# grader/grade-all itself, with a stub for the guests' batch (it writes each
 # student a result from their folder): the clash is refused naming both,
 # every other student is graded, a linked NAME.c is refused in one line,
 # and the status is 4; once one of the two is renamed, the next run
 # grades both (the clash's result is never kept).
 fake=$h/fake
-mkdir -p "$fake/vm/grader" "$h/ga"
-cp vm/grade-all "$fake/vm/grade-all"
-ln -s "$PWD/$G" "$fake/vm/grader/grader.py"
+mkdir -p "$fake/grader" "$h/ga"
+cp grader/grade-all "$fake/grader/grade-all"
+ln -s "$PWD/$G" "$fake/grader/grader.py"
 ln -s "$PWD/lab" "$fake/lab"
-printf '#!/bin/sh\necho 1\n' >"$fake/vm/capacity"
-cat >"$fake/vm/grader/batch" <<'SH'
+printf '#!/bin/sh\necho 1\n' >"$fake/grader/capacity"
+cat >"$fake/grader/batch" <<'SH'
 #!/bin/sh
 # Stub: a result for each student without one; a compile error when the
 # folder has compile.log (as the batch's compile step would say).
@@ -275,13 +275,13 @@ json.dump({"name": os.path.basename(d.rstrip("/")), "steps": {},
 ' "$d"
 done
 SH
-chmod +x "$fake/vm/capacity" "$fake/vm/grader/batch"
+chmod +x "$fake/grader/capacity" "$fake/grader/batch"
 cp solution/main.c "$h/ga/a b.c"
 cp lab/main.c "$h/ga/a_b.c"
 cp solution/main.c "$h/ga/carol.c"
 ln -s "$h/secret" "$h/ga/mallory.c"
 st=$h/ga.graded/students
-timeout 60 "$fake/vm/grade-all" "$h/ga" >"$h/ga.out" 2>&1
+timeout 60 "$fake/grader/grade-all" "$h/ga" >"$h/ga.out" 2>&1
 rc=$?
 linked='grade-all: mallory.c: refused: a symbolic link, not a regular file'
 if [ "$rc" = 4 ] && grep -q '^grade-all: "a b.c" and "a_b.c": refused' \
@@ -295,7 +295,7 @@ else
 	fail "grade_all_refuses_clash_grades_rest: status $rc" "$h/ga.out"
 fi
 mv "$h/ga/a b.c" "$h/ga/a c.c"
-timeout 60 "$fake/vm/grade-all" "$h/ga" >"$h/ga.out" 2>&1
+timeout 60 "$fake/grader/grade-all" "$h/ga" >"$h/ga.out" 2>&1
 rc=$?
 if [ "$rc" = 0 ] && cmp -s lab/main.c "$st/a_b/main.c" &&
 	cmp -s solution/main.c "$st/a_c/main.c" && [ ! -e "$st/a_b/clash" ] &&
@@ -314,7 +314,7 @@ evil='<img src=x onerror=alert(1)> ![i](http://e.x/i.png) [l](javascript:x)'
 evil="$evil | extra | cells | \`code\` **bold** _em_ \$x\$ www.e.x a@e.x"
 if ! python3 - "$h/out/students" "$evil" <<'PY' >"$h/fab.log" 2>&1; then
 import json, os, sys
-sys.path.insert(0, "vm/grader")
+sys.path.insert(0, "grader")
 from labgrader.lab import STEP_TABLE
 from labgrader.reports import part_totals
 out, evil = sys.argv[1], sys.argv[2]

@@ -1,5 +1,5 @@
 /*
- * jail_probe.c: what a program run by "vm/grader/jail run -x -k 5" may
+ * jail_probe.c: what a program run by "grader/guest/jail run -x -k 5" may
  * and may not do, tried from inside (tests/unit/run.sh runs it on the
  * host, where no RDMA is needed for these).  One "ok NAME" or "FAIL NAME:
  * why" line per check.

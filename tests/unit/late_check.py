@@ -6,7 +6,7 @@ import os
 import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "..",
-                                "vm", "grader"))
+                                "grader"))
 from labgrader import late  # noqa: E402
 from labgrader.evidence.peer import Side, parse_facts  # noqa: E402
 from labgrader.evidence.wire import parse_pcap  # noqa: E402

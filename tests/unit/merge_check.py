@@ -1,4 +1,4 @@
-"""vm/grade-all --merge (grader.py merge, labgrader/course.py) over shard
+"""grader/grade-all --merge (grader.py merge, labgrader/course.py) over shard
 folders as grade-all --shard writes them: every shard present merges
 with status 0; a missing shard is refused with a line that names it and
 nothing merged; a student without a grade gives status 3.  One "ok
@@ -9,7 +9,7 @@ import subprocess
 import sys
 import tempfile
 
-G = os.path.join(os.path.dirname(__file__), "..", "..", "vm", "grader",
+G = os.path.join(os.path.dirname(__file__), "..", "..", "grader",
                  "grader.py")
 from checklib import check, done  # noqa: E402
 

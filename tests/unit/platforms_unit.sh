@@ -93,26 +93,26 @@ if ! git clone -q "$PWD" "$cl" 2>"$pu/clone.log"; then
 	fail "make dist refuses uncommitted settings: git clone" "$pu/clone.log"
 else
 	sed -i 's/^#define LAB_PARTS [0-9]*$/#define LAB_PARTS 1/' "$cl/lab/steps.h"
-	echo 'LAB_NEW=1' >"$cl/vm/grader/new-setting.sh"
-	for c in "dist:vm/grader/mkdist $pu/h.tar.gz:$pu/h.tar.gz" \
-		"gradescope:vm/platforms/gradescope/mkzip $pu/gs.zip:$pu/gs.zip"; do
+	echo 'LAB_NEW=1' >"$cl/grader/new-setting.sh"
+	for c in "dist:release/mkdist $pu/h.tar.gz:$pu/h.tar.gz" \
+		"gradescope:grader/platforms/gradescope/mkzip $pu/gs.zip:$pu/gs.zip"; do
 		IFS=: read -r name cmd out <<<"$c"
 		rc=0
 		# shellcheck disable=SC2086 # the command and its argument
 		(cd "$cl" && env -u LAB_DIST_UNCOMMITTED $cmd) >"$pu/$name.log" 2>&1 ||
 			rc=$?
 		if [ "$rc" = 1 ] && [ "$(wc -l <"$pu/$name.log")" = 1 ] &&
-			grep -q 'lab/steps.h vm/grader/new-setting.sh; commit them' \
+			grep -q 'lab/steps.h grader/new-setting.sh; commit them' \
 				"$pu/$name.log" && [ ! -e "$out" ]; then
 			ok "make $name: uncommitted LAB_PARTS and a new file refused, named"
 		else
 			fail "make $name: uncommitted settings (status $rc)" "$pu/$name.log"
 		fi
 	done
-	if (cd "$cl" && LAB_DIST_UNCOMMITTED=1 vm/grader/committed "make dist") \
+	if (cd "$cl" && LAB_DIST_UNCOMMITTED=1 release/committed "make dist") \
 		>"$pu/over.log" 2>&1 && grep -q 'LAB_DIST_UNCOMMITTED=1: packaging the commit' \
 		"$pu/over.log" && (cd "$cl" && git checkout -q lab/steps.h &&
-		rm vm/grader/new-setting.sh && vm/grader/committed "make dist") \
+		rm grader/new-setting.sh && release/committed "make dist") \
 		>>"$pu/over.log" 2>&1 && [ "$(wc -l <"$pu/over.log")" = 1 ]; then
 		ok "make dist: LAB_DIST_UNCOMMITTED=1 goes on and says so; a committed tree passes"
 	else
@@ -121,7 +121,7 @@ else
 fi
 
 # ---- the platforms' results, from uploads with nothing to grade ----------
-# (vm/platforms/grade-upload stops before any guest.)  PrairieLearn: an
+# (grader/platforms/grade-upload stops before any guest.)  PrairieLearn: an
 # empty upload and an empty main.c are gradable false, in the student's
 # words (no folder of the grader's named); Gradescope: 0 and why.
 mkdir -p "$pu/none" "$pu/emptyc"
@@ -129,9 +129,9 @@ echo 'my notes' >"$pu/none/notes.txt"
 : >"$pu/emptyc/main.c"
 for c in "none:no main.c was submitted" "emptyc:the main.c submitted is empty"; do
 	IFS=: read -r name why <<<"$c"
-	vm/platforms/grade-upload prairielearn "$pu/$name" "$pu/pl-$name.json" \
+	grader/platforms/grade-upload prairielearn "$pu/$name" "$pu/pl-$name.json" \
 		>"$pu/pl-$name.log" 2>&1
-	vm/platforms/grade-upload gradescope "$pu/$name" "$pu/gs-$name.json" \
+	grader/platforms/grade-upload gradescope "$pu/$name" "$pu/gs-$name.json" \
 		>"$pu/gs-$name.log" 2>&1
 	if python3 - "$pu/pl-$name.json" "$pu/gs-$name.json" "$why" \
 		>>"$pu/pl-$name.log" 2>&1 <<'PY'; then
@@ -154,7 +154,7 @@ done
 # output saying why to the staff; never a 0.
 rm -f "$pu/gs-env.json"
 rc=0
-LAB_GS_VISIBILITY=soon vm/platforms/grade-upload gradescope "$pu/emptyc" \
+LAB_GS_VISIBILITY=soon grader/platforms/grade-upload gradescope "$pu/emptyc" \
 	"$pu/gs-env.json" >"$pu/gs-env.log" 2>&1 || rc=$?
 if [ "$rc" != 0 ] && [ ! -e "$pu/gs-env.json" ] &&
 	grep -q "ENVIRONMENT ERROR, not the student's: the grader itself failed" \
@@ -169,7 +169,7 @@ fi
 # marks, and the first step failed.
 if ! python3 - "$pu" <<'PY' >"$pu/fab.log" 2>&1; then
 import json, os, sys
-sys.path.insert(0, "vm/grader")
+sys.path.insert(0, "grader")
 from labgrader.lab import GRADED, PART
 for name, lost in (("full", 0), ("lost", 1)):
     steps = {}
@@ -184,7 +184,7 @@ for name, lost in (("full", 0), ("lost", 1)):
 PY
 	fail "platforms: fabricating results" "$pu/fab.log"
 fi
-G=vm/grader/grader.py
+G=grader/grader.py
 if LAB_GS_VISIBILITY=after_due_date python3 "$G" platform gradescope \
 	"$pu/gs-vis.json" 0 "$pu/full.json" >"$pu/vis.log" 2>&1 &&
 	python3 - "$pu/gs-vis.json" >>"$pu/vis.log" 2>&1 <<'PY'; then
@@ -210,7 +210,7 @@ for c in "full:$pu/full.json" "lost:$pu/lost.json" \
 done
 if python3 - "$pu" >>"$pu/cl-full.log" 2>&1 <<'PY'; then
 import base64, json, os, sys
-sys.path.insert(0, "vm/grader")
+sys.path.insert(0, "grader")
 from labgrader.lab import GRADED
 total = sum(p for _, p in GRADED)
 def load(name):

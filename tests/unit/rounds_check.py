@@ -7,7 +7,7 @@ import os
 import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "..",
-                                "vm", "grader"))
+                                "grader"))
 from labgrader import rounds  # noqa: E402
 from labgrader.lab import PART, POINTS, STEP_NAMES  # noqa: E402
 

@@ -130,7 +130,7 @@ bad_args args_skeleton_same "$LAB" -p abc
 
 # The instructor's commands explain themselves and refuse what they do
 # not know with status 2 and one line.
-for cmd in vm/grade vm/grade-all vm/run; do
+for cmd in grader/grade grader/grade-all vm/run; do
 	if "$cmd" --help >"$BIN/help.out" 2>&1 && grep -q usage -i "$BIN/help.out" &&
 		[ "$(wc -l <"$BIN/help.out")" -gt 3 ]; then
 		ok "${cmd}_help"
@@ -233,7 +233,7 @@ fi
 # ---- the grader: one judge per step, as docs/grading.md lists them ----
 # The judges registered (@judge), lab/steps.h and the evidence table of
 # docs/grading.md: the same steps, order and points; its pairings table
-# is vm/grader/pairings.tsv's (tables_agree.py).
+# is grader/pairings.tsv's (tables_agree.py).
 if python3 tests/unit/tables_agree.py >"$BIN/judges.out" 2>&1; then
 	ok "grader_one_judge_per_step ($(cat "$BIN/judges.out"))"
 else
@@ -291,7 +291,7 @@ tally wire_check "$BIN/wire.out" $?
 python3 -B tests/unit/wireshark_check.py >"$BIN/wireshark.out" 2>&1
 tally wireshark_check "$BIN/wireshark.out" $?
 
-# ---- vm/capacity: guest pairs from the cores and memory, or a Slurm job's ----
+# ---- grader/capacity: guest pairs from the cores and memory, or a Slurm job's ----
 # A 16-core host (nproc on PATH says so) with this host's memory: a Slurm
 # task's pairs come from its --cpus-per-task and --mem, not the node's.
 fake=$BIN/fake-nproc
@@ -303,9 +303,9 @@ capacity_is() {
 	shift
 	got=$(env -u GRADE_SLOTS -u SLURM_JOB_ID -u SLURM_CPUS_PER_TASK \
 		-u SLURM_MEM_PER_NODE -u SLURM_MEM_PER_CPU \
-		-u SLURM_CPUS_ON_NODE PATH="$fake:$PATH" "$@" vm/capacity)
+		-u SLURM_CPUS_ON_NODE PATH="$fake:$PATH" "$@" grader/capacity)
 	[ "$got" = "$want" ] || {
-		echo "$* vm/capacity: $got, not $want"
+		echo "$* grader/capacity: $got, not $want"
 		return 1
 	}
 }
@@ -321,9 +321,9 @@ capacity_slurm() {
 }
 if [ "$(awk '/^MemAvailable:/ { print int($2 / 1024) }' /proc/meminfo)" \
 	-lt 4000 ]; then
-	skip "vm/capacity in a Slurm job: less than 4 GB available here"
+	skip "grader/capacity in a Slurm job: less than 4 GB available here"
 else
-	check "vm/capacity in a Slurm job: its CPUs and memory, not the node's" \
+	check "grader/capacity in a Slurm job: its CPUs and memory, not the node's" \
 		capacity_slurm
 fi
 
@@ -456,7 +456,7 @@ else
 fi
 
 # ---- the grader's host compile: what a compiler can read -------------------
-# vm/grader/jail host, as root and as a user without root (then in a user
+# grader/guest/jail host, as root and as a user without root (then in a user
 # namespace): the reference builds; an #include or an .incbin of the
 # project's files, which compile outside, finds nothing; the compiler
 # holds no capability.
@@ -541,8 +541,8 @@ if [ "$(id -u)" = 0 ] && [ -x out/tools/jail ]; then
 	# compile_job with a jail whose wall time ran out (124), and with
 	# one that failed otherwise.
 	(
-		# shellcheck source=vm/grader/compile.sh
-		. vm/grader/compile.sh
+		# shellcheck source=grader/guest/compile.sh
+		. grader/guest/compile.sh
 		CC_TIMEOUT=60 LAB_CFLAGS='' LAB_LDLIBS=''
 		for st in 124 1; do
 			mkdir -p "$j/cc-$st/res"
@@ -764,7 +764,7 @@ fi
 # ---- jail host: the compile's view and the whole compile ------------------
 # /etc holds the alternatives and the loader's cache, nothing else (in a
 # user namespace the grader's groups stay: the view is the defence); the
-# grader's compile (vm/grader/compile.sh) builds the reference and refuses
+# grader's compile (grader/guest/compile.sh) builds the reference and refuses
 # a main.c that defines a scaffolding function, as root and as nobody.
 cj=$BIN/cj
 for as in root nobody; do
@@ -789,7 +789,7 @@ for as in root nobody; do
 		--clear-groups)
 	# shellcheck disable=SC2016 # expanded by that bash
 	"${run_as[@]}" bash -c '
-		. vm/grader/compile.sh
+		. grader/guest/compile.sh
 		LAB_CFLAGS=$(sed -n "s/^LAB_CFLAGS := //p" lab/flags.mk)
 		LAB_LDLIBS=$(sed -n "s/^LAB_LDLIBS := //p" lab/flags.mk)
 		for k in ok bad; do
@@ -815,7 +815,7 @@ done
 if command -v clang-format >/dev/null 2>&1; then
 	for f in solution/main.c lab/main.c lab/*.h lab/support.c \
 		lab/driver.c tests/unit/test_unit.c tests/unit/test_driver.c \
-		tests/unit/fuzz_wire.c tests/unit/jail_probe.c vm/grader/*.c; do
+		tests/unit/fuzz_wire.c tests/unit/jail_probe.c grader/guest/*.c; do
 		if clang-format --dry-run --Werror "$f" >"$BIN/fmt.err" 2>&1; then
 			ok "clang_format_$(echo "$f" | tr '/.' '__')"
 		else
@@ -829,7 +829,7 @@ fi
 
 # ---- Python: pyflakes over every Python file of the project ----
 # Files named *.py and scripts whose first line names python (vm/lines,
-# vm/grader/views).  Debian's python3-pyflakes is a module of the
+# release/views).  Debian's python3-pyflakes is a module of the
 # system's python3, which a python3 earlier on PATH (pyenv, a venv) may
 # lack: /usr/bin/python3 is asked, the one the grader runs with.
 py_files() {

@@ -8,7 +8,7 @@ import sys
 import tempfile
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "..",
-                                "vm", "grader"))
+                                "grader"))
 from labgrader import starved  # noqa: E402
 
 from checklib import check, done  # noqa: E402

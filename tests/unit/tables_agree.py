@@ -1,13 +1,13 @@
 #!/usr/bin/env python3
 """The tables that docs/grading.md repeats agree with their homes.
 
-The judges registered (@judge in vm/grader/labgrader/judges/STEP.py),
+The judges registered (@judge in grader/labgrader/judges/STEP.py),
 lab/steps.h (as the grader reads it) and the evidence table of
 docs/grading.md name the same steps, in the same order, with the same
 points (the table then its checks, LAB_CHECK, whose judges are not
 registered: judges/loss.py); each step is judged on both sides, by
 judges defined in the step's own module.  The pairings table of
-docs/grading.md ("What is run") is vm/grader/pairings.tsv's, every part's,
+docs/grading.md ("What is run") is grader/pairings.tsv's, every part's,
 as the grader reads it.
 
     tables_agree.py [GRADING.md]
@@ -21,7 +21,7 @@ import sys
 
 sys.dont_write_bytecode = True
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
-                                "..", "..", "vm", "grader"))
+                                "..", "..", "grader"))
 from labgrader import lab  # noqa: E402
 from labgrader.judges.registry import REGISTRY, SIDES, judges_of  # noqa: E402
 

@@ -15,7 +15,7 @@ import threading
 import time
 
 ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..")
-sys.path.insert(0, os.path.join(ROOT, "vm", "grader"))
+sys.path.insert(0, os.path.join(ROOT, "grader"))
 sys.dont_write_bytecode = True
 from labgrader.evidence.wire import pcap_records, roce_frames  # noqa: E402
 

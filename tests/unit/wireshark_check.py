@@ -29,7 +29,7 @@ def run(cmd, env=None):
 
 
 def grader_summary(cap):
-    return run([sys.executable, os.path.join(ROOT, "vm", "grader",
+    return run([sys.executable, os.path.join(ROOT, "grader",
                                              "grader.py"), "summary", cap])[1]
 
 

@@ -5,7 +5,7 @@
 # object that exists nowhere (QPN 0x4242), every modify and destroy
 # returns 0, and the exchange sends those numbers.  The uprobes on the
 # wrappers saw each call and its result; the kernel saw none of them
-# (vm/grader/kfacts.c), so in round 1 every step from create_resources
+# (grader/guest/kfacts.c), so in round 1 every step from create_resources
 # on earns nothing, teardown included (issue 39: 13/20 before).  The
 # rounds' experiment then finds the forging code where it is, in
 # open_device (the reference's create_resources, stood in, fails too;

@@ -3,7 +3,7 @@
 # (verbs_context's priv, in its own heap) at a function that returns 0.
 # The uprobes on ibv_destroy_qp and the others saw each call return 0;
 # the kernel destroyed the objects only when the device's file closed
-# (vm/grader/kfacts.c): every object is a leak (issue 39: teardown was
+# (grader/guest/kfacts.c): every object is a leak (issue 39: teardown was
 # kept before).
 # score: 18
 # lost: teardown

@@ -3,7 +3,7 @@
 # of operations, in its own heap) with a function that hands the
 # provider timeout 0 (wait for an ACK forever) whatever the program
 # passed.  The uprobe on ibv_modify_qp read timeout 15; the kernel got 0
-# (vm/grader/kfacts.c), and connect loses its points (issue 39: kept in
+# (grader/guest/kfacts.c), and connect loses its points (issue 39: kept in
 # full before).
 # score: 17
 # lost: connect

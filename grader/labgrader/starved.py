@@ -1,0 +1,134 @@
+"""Whether the host gave the guests the CPU a pairing needed.
+
+A student's waits (-t), the guest's silence limit and the reference's
+waits are wall time.  On a busy host the guests' QEMU can be runnable and
+not run: then a correct program's wait can run out, and its points would
+be lost to the machine.  grader/batch samples, several times a second,
+how long each guest's QEMU threads have run on the host's CPUs and waited
+on its run queues (/proc/PID/task/*/schedstat, in ns) into RUNDIR's
+cpu-wait: "EPOCH SRV_RUN SRV_WAIT CLI_RUN CLI_WAIT" per line.  A
+pairing's window is the host's times of its srv-started and srv-done
+files (written over 9p: the host's clock).
+
+A guest that is idle (a program that hangs, waits for its peer) is not
+runnable, and waits for nothing.  A guest starved in a pairing waited
+long for a CPU and, in the whole window, ran for less than a correct
+pairing needs: then a failure that a wait or a silence ended says nothing
+of the program, and it is an environment error (retried).  A guest that
+ran that long had the CPU to make progress, however long it waited: its
+program's failure is its own.
+"""
+import os
+
+from .codes import WAIT_CODES
+
+# A correct pairing takes 0.4-1.5 s of wall time on a quiet host, with
+# each guest running for well under a second of it (recorded: 0.1-0.2 s
+# of CPU wait in a pairing on a quiet host; with eight busy loops on 2
+# cores, correct programs kept full marks after waits of 2-5 s per
+# pairing).  Starved: waited at least STARVED_S and ran less than
+# NEEDED_S.
+STARVED_S = 3.0
+NEEDED_S = 1.0
+
+
+
+def samples(rundir):
+    """The batch's samples: (time, srv_run, srv_wait, cli_run, cli_wait)
+    in seconds, time ordered."""
+    out = []
+    try:
+        with open(os.path.join(rundir, "cpu-wait")) as f:
+            for line in f:
+                w = line.split()
+                try:
+                    out.append((float(w[0]),) +
+                               tuple(int(x) / 1e9 for x in w[1:5]))
+                except (IndexError, ValueError):
+                    continue
+    except OSError:
+        return []
+    return sorted(r for r in out if len(r) == 5)
+
+
+def spent(rows, t0, t1):
+    """(run, wait) seconds of each guest from t0 to t1, as
+    ((srv_run, srv_wait), (cli_run, cli_wait)): from the last sample at
+    or before t0 to the first at or after t1.  None without samples
+    around the window."""
+    out = []
+    for i in (1, 3):
+        # 0: the guest's QEMU not started yet, or ended: nothing known.
+        before = [r for r in rows if r[0] <= t0 and r[i] > 0]
+        after = [r for r in rows if r[0] >= t1 and r[i] > 0]
+        if not before or not after:
+            return None
+        a, b = before[-1], after[0]
+        out.append((max(0.0, b[i] - a[i]), max(0.0, b[i + 1] - a[i + 1])))
+    return tuple(out)
+
+
+def pairing_cpu(resdir, rundir, pairings):
+    """{pairing: {"window": s, "server": [run, wait], "client": [...]}}
+    for the pairings with a window and samples around it."""
+    rows = samples(rundir)
+    out = {}
+    for p in pairings:
+        try:
+            t0 = os.stat(os.path.join(resdir, p, "srv-started")).st_mtime
+            t1 = os.stat(os.path.join(resdir, p, "srv-done")).st_mtime
+        except OSError:
+            continue
+        s = spent(rows, t0, t1)
+        if s is not None:
+            out[p] = {"window": round(t1 - t0, 2),
+                      "server": [round(x, 2) for x in s[0]],
+                      "client": [round(x, 2) for x in s[1]],
+                      "stretch": stretch_of(os.path.join(resdir, p))}
+    return out
+
+
+def stretch_of(pdir):
+    """The stretch the guests gave a pairing's waits (srv-started holds
+    it in tenths, grader/batch's run/slowdown); 1.0 when unknown."""
+    try:
+        with open(os.path.join(pdir, "srv-started")) as f:
+            t = int(f.read().strip() or 10)
+    except (OSError, ValueError):
+        return 1.0
+    return max(1.0, t / 10.0)
+
+
+def starved_guest(cpu):
+    """The guest ("server", "client") the host starved in a pairing's
+    window (cpu: pairing_cpu's entry), or None."""
+    for g in ("server", "client"):
+        run, wait = cpu[g]
+        if wait >= STARVED_S and run < NEEDED_S:
+            return g
+    return None
+
+
+def timing_shaped(pair):
+    """A side of the pairing ended by a wait or a silence: timed out,
+    stopped as silent, or a FAIL line whose code a wait running out
+    prints.  Not when a limit of the sandbox ended a side (memory,
+    processes, output, packets: the program's own doing), and a side
+    stopped because its peer had failed (note) is no cause itself."""
+    if any(pair[s].limit for s in ("server", "client")):
+        return False
+    for s in ("server", "client"):
+        X = pair[s]
+        if X.timed_out():
+            return True
+        if any(c in WAIT_CODES for c in X.codes.values()):
+            return True
+    return False
+
+
+def starved_text(p, cpu, g):
+    run, wait = cpu[g]
+    return "%s: the machine was too busy: in %.1f s its %s guest waited " \
+        "%.1f s for a CPU and ran %.1f s, so a wait that ran out says " \
+        "nothing of the program" % (p, cpu["window"], g, min(wait, cpu[
+            "window"]), run)
