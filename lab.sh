@@ -25,6 +25,7 @@
 # whose KVM works); LAB_MAX_SECONDS the bound on one action (3600).
 # POSIX sh with no tool beyond the engine: stock macOS has no timeout(1),
 # so the waits are bounded here.
+[ "${1:-}" != --help ] || exec sed -n '2,/^[^#]/s/^# \{0,1\}//p' "$0"
 set -eu
 
 cd "$(dirname "$0")"

@@ -207,4 +207,6 @@ def main():
 
 
 if __name__ == "__main__":
+    if sys.argv[1:2] == ["--help"]:  # as every script answers it
+        sys.exit(print(__doc__.strip()))
     main()

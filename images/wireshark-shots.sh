@@ -4,6 +4,7 @@
 # part of `make images` or the tests (the GUI is a big install and its
 # rendering changes between versions).
 # Needs: apt-get install wireshark-qt xvfb xdotool imagemagick
+[ "${1:-}" != --help ] || exec sed -n '2,/^[^#]/s/^# \{0,1\}//p' "$0"
 set -eu
 cd "$(dirname "$0")/.."
 export DISPLAY=:77

@@ -27,6 +27,7 @@
 # every compile, and reading them (nm over the C library) cost as much
 # CPU as the compile itself: make writes them once (--known SCAFFOLD.o...
 # prints them), and LAB_KNOWN names that file.
+[ "${1:-}" != --help ] || exec sed -n '2,/^[^#]/s/^# \{0,1\}//p' "$0"
 set -eu
 
 cc=${CC:-cc}

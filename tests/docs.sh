@@ -10,6 +10,14 @@ docs=(README.md docs/*.md)
 check "relative links and images in README.md and docs/ resolve" \
 	python3 tests/docs_check.py links "${docs[@]}"
 
+# The homes' READMEs, the README's layout and grading.md's modules
+# against the tree; every script's --help, and the guest scripts' refusal
+# of a host.
+check "each home's README has a row for each of its files, and the layout tables match the tree" \
+	python3 tests/docs_check.py homes
+check "every executable answers --help with its header; guest scripts refuse a host" \
+	python3 tests/docs_check.py scripts
+
 check "quoted blocks in README.md and docs/ are the recorded runs in docs/runs/ (docs/runs/sync)" \
 	docs/runs/sync --check
 

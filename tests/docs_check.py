@@ -44,6 +44,13 @@
         runs without the guests runs as quoted, the numbers that depend
         on the course (TODOs, receives, recv_len, points) are its own, and
         a core-only handout (LAB_PARTS 1) shows nothing of part two
+    docs_check.py homes
+        each home's README (vm/, grader/, release/, tests/) has a row for
+        each of its files and names none that is not there; the README's
+        layout and docs/grading.md's modules match the tree
+    docs_check.py scripts
+        every executable outside tests/ answers --help with its header
+        (status 0), and the guest-only scripts refuse to run on a host
 """
 import os
 import sys
@@ -55,6 +62,7 @@ sys.dont_write_bytecode = True
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from docscheck.exchange import wire  # noqa: E402
 from docscheck.handout import handout  # noqa: E402
+from docscheck.homes import homes, scripts  # noqa: E402
 from docscheck.icrc import icrc  # noqa: E402
 from docscheck.lines import failures, shapes  # noqa: E402
 from docscheck.links import links  # noqa: E402
@@ -81,6 +89,8 @@ COMMANDS = {
     "psns": psns,
     "outcomes": outcomes,
     "handout": lambda args: handout(args[0]),
+    "homes": homes,
+    "scripts": scripts,
 }
 
 
