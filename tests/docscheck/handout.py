@@ -47,7 +47,8 @@ def handout(top):
     mine = {n for n, _, q in steps if q <= parts}
     slots = 3 if parts >= 2 else 2
     points = {q: sum(p for _, p, pq in steps if pq == q) for q in (1, 2)}
-    texts = ["README.md", "Makefile"] + sorted(
+    texts = ["README.md", "Makefile", "vm/README.md", "grader/README.md",
+             "release/README.md"] + sorted(
         os.path.join("docs", f) for f in os.listdir("docs") if f.endswith(".md"))
     code = ["lab/main.c", "lab/lab.h", "lab/steps.h", "lab/support.c",
             "lab/driver.c", "lab/flags.mk"]
