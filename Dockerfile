@@ -24,7 +24,8 @@ COPY release/dpkg-slim.cfg /etc/dpkg/dpkg.cfg.d/rdma-lab-slim
 # these files change.  --slim keeps of the kernel's package what the
 # guests boot (the modules in the initramfs).  apt's lists go: nothing
 # after this consults apt.
-COPY vm/arch vm/deps vm/prepare vm/guest/init vm/
+COPY vm/arch vm/deps vm/prepare vm/
+COPY vm/guest/init vm/guest/
 RUN vm/deps && vm/prepare --slim >/dev/null && vm/deps --check && \
 	apt-get clean && rm -rf /var/lib/apt/lists/*
 COPY . .
