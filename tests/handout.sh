@@ -60,7 +60,7 @@ if LAB_DIST_UNCOMMITTED=1 make -s dist >"$t_tmp/dist.log" 2>&1 &&
 	tar -xzf out/rdma-lab-handout.tar.gz -C "$h"; then
 	dist_ok=1
 	h=$h/rdma-lab
-	leak=$( (ls -d "$h/solution" "$h/tests/grade/mistakes" \
+	leak=$( (ls -d "$h/solution" "$h/tests" \
 		"$h/docs/grading.md" "$h/docs/answers.md" 2>/dev/null
 		grep -rl 'BEGIN SOLUTION\|return lab_recv_write_done(ctx);' "$h") |
 		head -3)
@@ -69,6 +69,16 @@ if LAB_DIST_UNCOMMITTED=1 make -s dist >"$t_tmp/dist.log" 2>&1 &&
 	else
 		fail "make dist: ${leak:-no reference binary}"
 	fi
+	# Whole folders and the instructors' docs are all make dist takes out
+	# of the commit: the rest ships as it is (and the reference, built,
+	# and the students' workflow, added).
+	git ls-files | grep -Ev '^(solution|tests|\.ci|\.github)/|^docs/(grading|answers)\.md$' |
+		sort >"$t_tmp/dist-want"
+	(cd "$h" && find . -type f ! -path './grader/reference/*' \
+		! -path './.github/workflows/grade.yml' | sed 's#^\./##' | sort) \
+		>"$t_tmp/dist-got"
+	check "make dist: the commit but solution/, tests/, .ci/ and the instructors' docs" \
+		diff "$t_tmp/dist-want" "$t_tmp/dist-got"
 	# The guides left out must leave no dead link behind.
 	check "make dist: links in the handout's README.md and docs/*.md resolve" \
 		python3 tests/docs_check.py links "$h/README.md" "$h"/docs/*.md
