@@ -8,7 +8,7 @@ import os
 
 from .lab import GRADED, LAB_PARTS
 from .lms import identities
-from .reports import part_totals
+from .points import part_totals
 from .rounds import todo_steps
 from .text import read
 

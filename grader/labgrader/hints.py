@@ -1,4 +1,5 @@
-"""The hints a student reads under a failed step, by key."""
+"""The hints a student reads under a failed step, by key: judges name a
+hint by its key (hint("rnr")), never by its text."""
 
 
 HINTS = {
@@ -90,6 +91,7 @@ HINTS = {
     "had nothing but the device to close",
     "teardown_line": "teardown must run (and print its line) after "
     "every run that opened the device",
+    "hung": "the program hung in step %s",
     "crash": "the program crashed (signal): run it under gdb or "
     "valgrind",
     "flood": "the program wrote too much output and was stopped",
@@ -273,17 +275,22 @@ HINTS = {
     "%s met",
 }
 
-# The hints whose cause is in the code of an earlier step than the one
-# that failed: the access flags of an MR (create_resources) or of the QP
-# (qp_to_init), the receives posted and the read credits given before RTR
-# (connect).  Each step is judged on its own code (rounds.py): the loss
-# goes to that step, and the failed step is judged again with the
-# reference's version of that step in place of the student's.
-CAUSE = {
-    "late_recv": "connect", "rnr": "connect", "rd_credits": "connect",
-    "read_mr": "create_resources", "read_local": "create_resources",
-    "mr_remote": "create_resources",
-    "read_qp": "qp_to_init", "atomic_qp": "qp_to_init",
-    "qp_remote": "qp_to_init",
-}
-CAUSE_OF_HINT = {HINTS[k]: s for k, s in CAUSE.items()}
+
+class Hint(str):
+    """A hint's text that knows its key in HINTS: the student reads the
+    text, and the points (points.py) charge a failure by the key, so that
+    rewording a hint changes no verdict."""
+    key = None
+
+
+def hint(key, *args):
+    """The hint of HINTS[key], its %s filled with args."""
+    h = Hint(HINTS[key] % args if args else HINTS[key])
+    h.key = key
+    return h
+
+
+def key_of(text):
+    """The key a hint was made from, or None (the program's own hint
+    line, a hint reworded after it was made)."""
+    return getattr(text, "key", None)

@@ -9,7 +9,8 @@ import json
 import os
 
 from .lab import GRADED, PART, PART_LINE
-from .reports import part_totals, render, result_steps
+from .points import part_totals, result_steps
+from .reports import render
 from .text import mdtext, safe
 
 # What the student reads when the grader, not their program, failed:

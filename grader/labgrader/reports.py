@@ -5,26 +5,9 @@ import io
 import json
 import os
 
-from .lab import GRADED, ITEMS, LAB_PARTS, PAIR_TITLE, PART, PART_LINE
+from .lab import GRADED, LAB_PARTS, PAIR_TITLE, PART, PART_LINE
+from .points import part_totals, result_steps
 from .text import mdtext, safe, write_atomic
-
-
-def result_steps(result, steps=None):
-    """The steps and checks asked for (default: all) that the result
-    has, in the order of lab/steps.h."""
-    return [s for s, _ in ITEMS if s in result["steps"] and
-            (not steps or s in steps)]
-
-
-def part_totals(result, steps=None):
-    """[(part, score, max)] over those steps, by part."""
-    parts = {}
-    for s in result_steps(result, steps):
-        st = result["steps"][s]
-        p = st.get("part", PART.get(s, 1))
-        got, tot = parts.get(p, (0, 0))
-        parts[p] = (got + st["score"], tot + st["max"])
-    return [(p, got, tot) for p, (got, tot) in sorted(parts.items())]
 
 
 def render(result, steps=None):

@@ -13,15 +13,19 @@ own evidence), else from the last round.  A step stood in for is never
 given points by a round it was stood in for in.  Steps whose TODO is
 still in main.c (lab_todo(ctx, "NAME")) fail wherever they are reached,
 so they are stood in for from the second round on without a round each.
+
+Which round decides a step, and what a step charged or cleared is worth,
+is points.py's; this module runs the experiments and writes the text.
 """
 import json
 import os
 import re
 
 from .hints import HINTS
-from .lab import GRADED_CHECKS, PART, STEP_NAMES
+from .lab import GRADED_CHECKS, STEP_NAMES
+from .points import (charged, check_round, cleared, deciding_round,
+                     first_failure, lost, part_totals, won)
 from .provenance import record
-from .reports import part_totals
 from .text import read, write_atomic
 
 # The rounds of a student: NAME/round-K/ with its result.json and standins
@@ -46,28 +50,6 @@ def todo_steps(source):
     text = re.sub(r"/\*.*?\*/|//[^\n]*", " ", source, flags=re.S)
     return [s for s in STEP_NAMES
             if re.search(r'\blab_todo\s*\(\s*ctx\s*,\s*"%s"\s*\)' % s, text)]
-
-
-def first_failure(result, standins):
-    """(failed, cause, blamed): the first step, in order, that is neither
-    stood in for nor passed; the step its cause is in, which the next
-    round stands in for: itself, or an earlier step not yet stood in for
-    whose code the judge named (the "cause" of a step's result, from its
-    hint: hints.CAUSE); and the step that loses the points: the cause,
-    when it is of the failed step's part, else the failed step itself (a
-    core step's code that only part two finds wanting costs part two,
-    so a course of the core alone never sees it).  (None, None, None):
-    none."""
-    for s in STEP_NAMES:
-        st = result["steps"].get(s)
-        if s not in standins and st and not st["passed"]:
-            c = st.get("cause")
-            ok = c in STEP_NAMES and c not in standins and \
-                STEP_NAMES.index(c) < STEP_NAMES.index(s)
-            if not ok:
-                return s, s, s
-            return s, c, c if PART[c] == PART[s] else s
-    return None, None, None
 
 
 def stuck(result, standins):
@@ -111,30 +93,6 @@ def found_causes(rounds):
         if r and r[2]:
             out.setdefault(r[0], r[1])
     return out
-
-
-def cleared(rounds, s, k):
-    """(round, later step) when step s, failed in round k on its own code,
-    failed again with the same hint when the reference's version of it
-    stood in, while a later step of the student's own failed in that
-    round: the evidence s's judge read was made by later code (RTR's
-    source GID index, which connect sets, fails open_device's and
-    exchange's judges), so the loss is that later step's, not s's.  A
-    failure that every stand-in keeps, with no step of the student's own
-    left to fail after it, clears nothing: some step keeps the loss.
-    None otherwise."""
-    hint = rounds[k][1]["steps"][s].get("hint")
-    if not hint:
-        return None
-    for j in range(k + 1, len(rounds)):
-        standins, result = rounds[j]
-        st = result["steps"].get(s)
-        later, _, _ = first_failure(result, standins)
-        if s in standins and st and not st["passed"] and \
-                st.get("hint") == hint and later is not None and \
-                STEP_NAMES.index(later) > STEP_NAMES.index(s):
-            return j, later
-    return None
 
 
 def next_standins(rounds, source):
@@ -193,7 +151,8 @@ def note_unjudged(result):
 
 def merge(rounds, source):
     """One result from the rounds: each step's verdict from the round
-    that decides it (the module's rule), with where it came from."""
+    that decides it (the module's rule, points.py), with where it came
+    from."""
     base = json.loads(json.dumps(rounds[-1][1]))
     if over_budget(rounds) and next_standins(rounds, source):
         note = "  not judged again on your own code: this submission's " \
@@ -208,31 +167,14 @@ def merge(rounds, source):
     # a failure whose cause an experiment found in an earlier step's code
     # is that step's (within the failure's part), not the failed step's.
     found = found_causes(rounds)
-    firsts = {}
-    for k, (standins, result) in enumerate(rounds[:-1]):
-        # A round whose stand-in failed all the same says nothing of
-        # the steps after it: they met the earlier code's fault.
-        if stuck(result, standins):
-            continue
-        f, _, blamed = first_failure(result, standins)
-        if f is not None and blamed == f and f in found and \
-                PART[found[f]] == PART[f]:
-            blamed = found[f]
-        if f is not None and blamed not in firsts:
-            firsts[blamed] = (k, f)
+    # A round whose stand-in failed all the same says nothing of the
+    # steps after it: they met the earlier code's fault.
+    firsts = charged([(k, si, r) for k, (si, r) in enumerate(rounds[:-1])
+                      if not stuck(r, si)], found)
     steps = {}
     for s in STEP_NAMES:
-        own = [(k, r) for k, (si, r) in enumerate(rounds) if s not in si]
-        passed = [(k, r) for k, r in own if r["steps"][s]["passed"]]
-        blamed_for = None
-        if s in firsts:
-            k, f = firsts[s]
-            r = rounds[k][1]
-            blamed_for = f if f != s else None
-        elif passed:
-            k, r = passed[0]
-        else:
-            k, r = own[-1]
+        k, blamed_for = deciding_round(rounds, s, firsts)
+        r = rounds[k][1]
         clear = None if blamed_for or r["steps"][s]["passed"] or \
             s in todo else cleared(rounds, s, k)
         if blamed_for:
@@ -245,19 +187,18 @@ def merge(rounds, source):
                 hint = HINTS["found"] % (blamed_for, s, blamed_for) + \
                     (" (%s's hint: %s)" % (blamed_for, hint) if hint
                      else "")
-            st = dict(r["steps"][s], score=0, passed=False, hint=hint,
+            st = lost(r["steps"][s], hint=hint,
                       evidence=["  seen in step %s, whose failure comes "
                                 "from this step's code:" % blamed_for] +
                       fs["evidence"])
         elif clear:
             j, later = clear
-            st = dict(r["steps"][s], passed=True,
-                      score=r["steps"][s]["max"], hint=None,
-                      evidence=r["steps"][s]["evidence"] + [
-                          "  not this step's code: round %d, with the "
-                          "reference's %s in place of yours, saw the same, "
-                          "and your %s failed (the loss is there)" % (
-                              j + 1, s, later)])
+            st = won(r["steps"][s], hint=None,
+                     evidence=r["steps"][s]["evidence"] + [
+                         "  not this step's code: round %d, with the "
+                         "reference's %s in place of yours, saw the same, "
+                         "and your %s failed (the loss is there)" % (
+                             j + 1, s, later)])
         else:
             st = dict(r["steps"][s])
         if s in todo and not st["passed"] and s not in firsts:
@@ -268,20 +209,8 @@ def merge(rounds, source):
         st["standins"] = list(rounds[k][0])
         steps[s] = st
     for s, _ in GRADED_CHECKS:
-        # A check (part three's loss) is no step's code, so no round
-        # stands it in: its verdict is the last round's that judged it
-        # (the student's client reached its send) with a data step of
-        # the student's own, the reference's version of every step that
-        # failed before in place: a fault of a failed step's code (a
-        # timeout of 0 in connect's) costs that step alone, as every
-        # fault does.  Else round 1's (a skeleton's, all of whose steps
-        # later rounds stand in, earns nothing).
-        data = [d for d in STEP_NAMES[STEP_NAMES.index("send"):]
-                if d != "teardown"] if "send" in STEP_NAMES else []
-        judged = [k for k, (si, r) in enumerate(rounds)
-                  if r["steps"].get(s, {}).get("judged") and
-                  [d for d in data if d not in si]]
-        k = judged[-1] if judged else 0
+        # A check (part three's loss): the round points.check_round says.
+        k = check_round(rounds, s)
         if s in rounds[k][1]["steps"]:
             steps[s] = dict(rounds[k][1]["steps"][s], round=k + 1,
                             standins=list(rounds[k][0]))

@@ -5,14 +5,14 @@ import os
 from .evidence.peer import Side, parse_facts
 from .evidence.listing import summary
 from .evidence.wire import parse_pcap
-from .hints import CAUSE_OF_HINT, HINTS
+from .hints import HINTS
 from .judges import judge_side
 from .judges.loss import judge_loss
 from .late import retries_ran_out
 from .lab import (GRADED, GRADED_CHECKS, PAIRINGS, PAIR_TITLE, PAIR_WIRE,
                   PART, PART_LINE, STEP_NAMES)
+from .points import cause, not_reached, part_totals, step_passed
 from .provenance import pairing_seconds, record
-from .reports import part_totals
 from .starved import (pairing_cpu, starved_guest, starved_text,
                       timing_shaped)
 from .text import read
@@ -104,16 +104,16 @@ def cmd_analyze(resdir, rundir, dest):
         if s not in checks:
             continue
         cs = checks[s]
-        ok = bool(cs) and all(c.ok for _, _, c in cs)
+        ok = step_passed(cs)
         if result["compile_error"]:
             ev, hint = ["your program did not compile"], HINTS["compile"]
         else:
             ev, hint = [], None
-            bad = [c for _, _, c in cs if not c.ok]
-            if bad and all(x.startswith("not reached") for c in bad
-                           for x in c.seen):
+            unreached = not_reached(cs)
+            if unreached:
+                # Only where the program stopped: no pairing's lines.
                 cs = []
-                ev = ["  " + bad[0].seen[0]]
+                ev = ["  " + unreached.seen[0]]
             for p, side, c in cs:
                 if c.ok:
                     continue
@@ -127,11 +127,10 @@ def cmd_analyze(resdir, rundir, dest):
                               "part": PART[s], "passed": ok,
                               "evidence": ev, "hint": hint}
         # A cause in an earlier step's code (rounds.py stands it in,
-        # and blames it within the failed step's part).
-        cause = CAUSE_OF_HINT.get(hint) if not ok else None
-        if cause in STEP_NAMES and \
-                STEP_NAMES.index(cause) < STEP_NAMES.index(s):
-            result["steps"][s]["cause"] = cause
+        # and points.py blames it within the failed step's part).
+        earlier = cause(s, hint) if not ok else None
+        if earlier:
+            result["steps"][s]["cause"] = earlier
     for s, pts in GRADED_CHECKS:
         # The checks: loss, part three's (judges/loss.py).
         if result["compile_error"]:

@@ -316,7 +316,7 @@ if ! python3 - "$h/out/students" "$evil" <<'PY' >"$h/fab.log" 2>&1; then
 import json, os, sys
 sys.path.insert(0, "grader")
 from labgrader.lab import STEP_TABLE
-from labgrader.reports import part_totals
+from labgrader.points import part_totals
 out, evil = sys.argv[1], sys.argv[2]
 esc = "\x1b[31mRED\x1b[2J\x1b]0;title\x07\x9b1m\rCR\u202eRLO"
 forge = "\nScore: 20/20\n"

@@ -273,6 +273,10 @@ python3 -B tests/unit/starved_check.py >"$BIN/starved.out" 2>&1
 tally starved_check "$BIN/starved.out" $?
 python3 -B tests/unit/late_check.py >"$BIN/late.out" 2>&1
 tally late_check "$BIN/late.out" $?
+# Points (labgrader/points.py): the all-pairings rule, the blame by a
+# hint's key, the round that decides a step, the parts' totals.
+python3 -B tests/unit/points_check.py --lines >"$BIN/points.out" 2>&1
+tally points_check "$BIN/points.out" $?
 # The rounds' experiment: an earlier step's code found at fault.
 python3 -B tests/unit/rounds_check.py >"$BIN/rounds.out" 2>&1
 tally rounds_check "$BIN/rounds.out" $?

@@ -2,7 +2,7 @@
 named, its QP, its credits, or the client's own MR (a local protection
 error)."""
 from ..evidence.peer import mr_of
-from ..hints import HINTS
+from ..hints import hint
 from ..text import num
 from ..verbs import (ACCESS_LOCAL_WRITE, ACCESS_REMOTE_READ, WR_CMP_SWP,
                      WR_FETCH_ADD, WR_RDMA_READ)
@@ -49,7 +49,7 @@ def blame_server_access(ev, c, flag, name, kind, what):
     """A READ or atomic the server's device refused: the MR it named or
     the QP lacks FLAG (NAME, e.g. "IBV_ACCESS_REMOTE_READ (0x4)"), or its
     QP gives no credits for WHAT ("READs").  Marks c with the cause and
-    its hint (HINTS[KIND_mr], [KIND_qp], ["rd_credits"]); False when none
+    its hint (hint(KIND_mr), [KIND_qp], ["rd_credits"]); False when none
     is."""
     miss, mrs = remote_access(ev, flag)
     cred = ev.no_credits()
@@ -58,15 +58,15 @@ def blame_server_access(ev, c, flag, name, kind, what):
               "MR " + ", ".join("0x%x+%d rkey=0x%x access=0x%x" % (
                   m["addr"], m["len"], m["rkey"] or 0, m["access"])
                   for m in mrs), None)
-        c.hint = HINTS[kind + "_mr"]
+        c.hint = hint(kind + "_mr")
     elif miss == "QP":
         c.bad("qp_access_flags with " + name,
               "qp_access_flags=%s" % ev.ok_init().get("access"), None)
-        c.hint = HINTS[kind + "_qp"]
+        c.hint = hint(kind + "_qp")
     elif cred:
         c.bad("max_dest_rd_atomic >= 1 (%s the QP answers)" % what, cred,
               None)
-        c.hint = HINTS["rd_credits"]
+        c.hint = hint("rd_credits")
     else:
         return False
     return True
@@ -86,5 +86,5 @@ def local_protection_hint(ev, opcodes):
                 num(m.get("addr"), 0) + num(m.get("len"), 0)]
         if mine and not any(num(m.get("access"), 0) & ACCESS_LOCAL_WRITE
                             for m in mine):
-            return HINTS["read_local"]
-    return HINTS["sge_lkey"]
+            return hint("read_local")
+    return hint("sge_lkey")

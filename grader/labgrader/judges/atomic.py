@@ -3,7 +3,7 @@ evidence")."""
 from ..evidence.kernel import good_wcs, notice_early, signal_at
 from ..evidence.peer import mr_of
 from ..evidence.wire import NAK_TEXT
-from ..hints import HINTS
+from ..hints import hint
 from ..lab import ATOMIC_ADD, ATOMIC_SWAP
 from ..text import num
 from ..verbs import (ACCESS_REMOTE_ATOMIC, U64, WC_COMP_SWAP, WC_FETCH_ADD,
@@ -73,14 +73,14 @@ def atomics_ok(ev, addr, start):
     # Where first: a refused request is never followed by the next one.
     for a in ats[:2]:
         if a["va"] % 8:
-            return "an 8-byte aligned address", HINTS["atomic_align"]
+            return "an 8-byte aligned address", hint("atomic_align")
         if addr is not None and a["va"] != addr:
-            return "va=0x%x (the advertised word)" % addr, HINTS["rkey"]
+            return "va=0x%x (the advertised word)" % addr, hint("rkey")
         if not mr_of(ev.srv_mrs, a["va"], a["rkey"], 8):
             return "the rkey of the server's MR holding the word", \
-                HINTS["atomic_mr"] if ev.side == "server" else HINTS["rkey"]
+                hint("atomic_mr") if ev.side == "server" else hint("rkey")
     if not fa or not cs or ats.index(fa[0]) > ats.index(cs[0]):
-        return "FETCH_ADD then CMP_SWAP", HINTS["atomic_ops"]
+        return "FETCH_ADD then CMP_SWAP", hint("atomic_ops")
     # The start as advertised; when the reference that knew it failed
     # before printing it, the FETCH_ADD's original value stands in (the
     # reference's failure says the rest).
@@ -93,7 +93,7 @@ def atomics_ok(ev, addr, start):
             cs[0]["swap_add"] != swap or \
             cs[0]["compare"] != (start + ATOMIC_ADD) & U64:
         return "add=0x%x, then compare=start+0x%x swap=0x%016x" % (
-            ATOMIC_ADD, ATOMIC_ADD, swap or 0), HINTS["atomic_ops"]
+            ATOMIC_ADD, ATOMIC_ADD, swap or 0), hint("atomic_ops")
     if fa[0]["orig"] != start or cs[0]["orig"] != (start + ATOMIC_ADD) & U64:
         return "original values 0x%016x, then 0x%016x" % (
             start, (start + ATOMIC_ADD) & U64), None
@@ -133,7 +133,7 @@ def server(ev, c):
         a = num(S.val("atomic", "addr"), 0)
         if a % 8:
             c.bad("addr 8-byte aligned", "addr=0x%x" % a,
-                  HINTS["atomic_align"])
+                  hint("atomic_align"))
         elif not [m for m in ev.srv_mrs if m["addr"] <= a and a + 8 <=
                   m["addr"] + m["len"] and m["access"] &
                   ACCESS_REMOTE_ATOMIC]:
@@ -141,7 +141,7 @@ def server(ev, c):
                   "addr=0x%x; MRs: %s" % (a, ", ".join(
                       "0x%x+%d access=0x%x" % (m["addr"], m["len"],
                                                m["access"])
-                      for m in ev.srv_mrs)), HINTS["atomic_mr"])
+                      for m in ev.srv_mrs)), hint("atomic_mr"))
         # The reference client swapped in a random value of its own:
         # a server that reports it read the word after the swap, and no
         # line it prints can stand in for that read.
@@ -150,14 +150,14 @@ def server(ev, c):
         if P.ok("atomic") and swap is not None and final != swap:
             c.bad("the word read after lab_recv_atomic_done(): 0x%016x, "
                   "the reference client's swap (random each run)" % swap,
-                  "final=0x%016x" % (final or 0), HINTS["atomic_final"])
+                  "final=0x%016x" % (final or 0), hint("atomic_final"))
     client_ok = P.ok("atomic") or P.who == "student"
     before, cause = c.hint, False
     if S.reached("atomic") and (not S.ok("atomic") or not P.ok("atomic")):
         if misaligned:
             c.bad("an 8-byte aligned word", "address 0x%x" % misaligned[0],
                   None)
-            c.hint = HINTS["atomic_align"]
+            c.hint = hint("atomic_align")
         elif blame_server_access(ev, c, ACCESS_REMOTE_ATOMIC,
                                  "IBV_ACCESS_REMOTE_ATOMIC (0x8)", "atomic",
                                  "atomics"):
@@ -165,11 +165,11 @@ def server(ev, c):
         elif P.failed("atomic", "ATOMIC_ORIG"):
             c.bad("the word holds the advertised start value",
                   "client: " + pf, None)
-            c.hint = HINTS["atomic_start"]
+            c.hint = hint("atomic_start")
         elif S.failed("atomic", "ATOMIC_FINAL") and client_ok:
             c.bad("the word read after lab_recv_atomic_done()",
                   "lab atomic FAIL: " + f, None)
-            c.hint = HINTS["atomic_final"]
+            c.hint = hint("atomic_final")
         cause = c.hint is not before  # a branch above named the cause
         if P.who == "ref" and pf:
             c.bad("the reference's atomics succeed", "client: " + pf, None)
@@ -192,7 +192,7 @@ def client(ev, c):
                                good_wcs(ev.tr, WC_COMP_SWAP, ev.jqpn)):
         c.bad("successful FETCH_ADD and COMP_SWAP completions of your "
               "QP", "not both in the kernel's trace",
-              HINTS["atomic_traced"])
+              hint("atomic_traced"))
     early = notice_early(ev.tr, signal_at(
         ev.tr, "client", "atomic_done", ev.peer.get("ip")),
         [WC_FETCH_ADD, WC_COMP_SWAP], ev.jqpn)
@@ -200,24 +200,24 @@ def client(ev, c):
         c.bad("both atomics' completions before lab_send_atomic_done()",
               "the atomic notice went out before them" if early else
               "no atomic notice to the peer in the kernel's trace of "
-              "your process", HINTS["atomic_notice"] if early
-              else HINTS["atomic_no_notice"])
+              "your process", hint("atomic_notice") if early
+              else hint("atomic_no_notice"))
     if P.who == "ref" and S.ok("atomic") and not P.ok("atomic"):
         c.bad("the reference's word ends as 0x%016x (LAB_ATOMIC_SWAP)" %
               ATOMIC_SWAP, "reference: " + (pf or "no atomic line"),
-              HINTS["atomic_ops"])
+              hint("atomic_ops"))
     if not S.ok("atomic") and S.reached("atomic"):
         why = ev.no_credits()
         if misaligned:
-            c.hint = HINTS["atomic_align"]
+            c.hint = hint("atomic_align")
         elif why:
             c.bad("max_rd_atomic >= 1 (atomics in flight)", why, None)
-            c.hint = HINTS["rd_credits"]
+            c.hint = hint("rd_credits")
         elif S.failed("atomic", "WC_LOC_PROT_ERR"):
             c.hint = local_protection_hint(
                 ev, (WR_FETCH_ADD, WR_CMP_SWP))
         elif S.failed("atomic", "WC_REM_ACCESS_ERR"):
-            c.hint = HINTS["atomic_mr"] if P.who == "student" and \
+            c.hint = hint("atomic_mr") if P.who == "student" and \
                 ev.atomics and mr_of(ev.srv_mrs, ev.atomics[0]["va"],
                                      ev.atomics[0]["rkey"], 8) \
                 else posted_hint(ev, (WR_FETCH_ADD, WR_CMP_SWP))

@@ -6,7 +6,7 @@ from ..evidence.wire import (acked, rnr_naks, wire_atomics, wire_messages,
                              wire_reads)
 from ..codes import known
 from .causes import code_hint, wrong_opcode
-from ..hints import HINTS
+from ..hints import hint
 from ..lab import STEP_NAMES
 from ..text import num
 from ..verbs import (QPS_INIT, QPS_RTR, QPS_RTS, QP_MAX_DEST_RD_ATOMIC,
@@ -20,10 +20,14 @@ from ..verbs import (QPS_INIT, QPS_RTR, QPS_RTS, QP_MAX_DEST_RD_ATOMIC,
 # Check, already marked by the step's own line (judge_own_lines), and
 # adds what the evidence disagrees with.
 class Check:
-    """Outcome of one step for one student side in one pairing."""
+    """Outcome of one step for one student side in one pairing.
+    not_reached: the step the program stopped in before this one, while
+    that is all this check saw (points.py does not blame such a step for
+    what an earlier one did)."""
 
     def __init__(self):
         self.ok, self.exp, self.seen, self.hint = True, [], [], None
+        self.not_reached = None
 
     def bad(self, expected, seen, hint):
         self.ok = False
@@ -31,8 +35,15 @@ class Check:
             self.exp.append(expected)
         if seen:
             self.seen.append(seen)
+            # Seen to fail on its own: more than not reached.
+            self.not_reached = None
         if self.hint is None and hint:
             self.hint = hint
+
+    def unreached(self, stop):
+        """The program stopped in step stop, before this one."""
+        self.bad(None, "not reached: stopped in step %s" % stop, None)
+        self.not_reached = stop
 
 
 class Evidence:
@@ -135,8 +146,8 @@ class Evidence:
               "none" if not got else "%s of %d bytes%s" % (
                   kind, len(got[0]["data"]), ", other bytes" if other
                   else ", not acknowledged"),
-              HINTS["wire"] if not other else HINTS["write_data"]
-              if kind == "write" else HINTS["send_data"])
+              hint("wire") if not other else hint("write_data")
+              if kind == "write" else hint("send_data"))
 
     def receive_race(self, c, kind, need):
         """Server: the receive for this message existed before the
@@ -151,15 +162,15 @@ class Evidence:
             c.bad("your QP accepts the %s" % kind.replace("_", " with "),
                   "RNR NAK from your QP (receiver not ready), PSN 0x%06x" %
                   [x for k, x in naks if k == kind][0]["psn"],
-                  HINTS["late_recv"] if barrier and posted < need
-                  else HINTS["rnr"])
+                  hint("late_recv") if barrier and posted < need
+                  else hint("rnr"))
         elif not barrier:
             c.bad("%d receives posted, then lab_barrier()" % need,
                   "no barrier byte to the peer in the kernel's trace of "
-                  "your process", HINTS["late_recv"])
+                  "your process", hint("late_recv"))
         elif posted < need:
             c.bad("%d receives posted before lab_barrier()" % need,
-                  "%d posted before it" % posted, HINTS["late_recv"])
+                  "%d posted before it" % posted, hint("late_recv"))
 
 
 # The hint for a step that failed with a code (docs/protocol.md, "Failure
@@ -189,9 +200,9 @@ def fail_hint(ev, S, step, side):
         return None  # rkey or address: the wire checks tell which
     # RTR resolves the peer's GID: a wrong one is never reached.
     if step == "connect" and S.failed(step, "ERRNO_ETIMEDOUT"):
-        return HINTS["gid"]
+        return hint("gid")
     key = FAIL_HINTS.get(S.codes.get(step))
-    return HINTS[key] if key else None
+    return hint(key) if key else None
 
 
 def judge_own_lines(ev, res):
@@ -205,13 +216,13 @@ def judge_own_lines(ev, res):
         c = res[s]
         if S.limit and s == (stop or "teardown"):
             c.bad("lab %s ok" % s, "%s in step %s" % (S.limit, s),
-                  HINTS["limit"] % S.limit)
+                  hint("limit", S.limit))
         elif S.fails.get(s):
             c.bad("lab %s ok" % s, "lab %s FAIL: %s" % (s, S.fails[s]),
                   fail_hint(ev, S, s, side))
         elif S.timed_out() and s == (stop or "teardown"):
             c.bad("lab %s ok" % s, "timed out in step %s" % s,
-                  "the program hung in step %s" % s)
+                  hint("hung", s))
         elif S.note and s == (stop or "teardown"):
             # The guest stopped it (a signal, not a crash): whether that
             # or its silence came first is a matter of timing.
@@ -219,12 +230,12 @@ def judge_own_lines(ev, res):
                   "failed" % s, None)
         elif S.rc is not None and S.rc >= 128 and S.rc not in (137,) \
                 and s == (stop or "teardown"):
-            hint = HINTS["flood"] if S.rc == 153 else HINTS["crash"]
+            why = hint("flood") if S.rc == 153 else hint("crash")
             c.bad("lab %s ok" % s, "killed by signal %d in step %s" %
-                  (S.rc - 128, s), hint)
+                  (S.rc - 128, s), why)
         elif stop and STEP_NAMES.index(s) > STEP_NAMES.index(stop) \
                 and s != "teardown":
-            c.bad(None, "not reached: stopped in step %s" % stop, None)
+            c.unreached(stop)
         else:
             c.bad("lab %s ok" % s, "no line for %s" % s, None)
 
@@ -242,6 +253,6 @@ def fallback_hints(ev, res):
         if ps and (STEP_NAMES.index(ps) < STEP_NAMES.index(s) or
                    ps == s and S.note) and \
                 (P.fails.get(ps) or P.rc not in (0, None)):
-            c.hint = HINTS["peer_quit"] % ps
+            c.hint = hint("peer_quit", ps)
         elif S.fails.get(s):
-            c.hint = code_hint(ev, s) or S.hints.get(s) or HINTS["fail"]
+            c.hint = code_hint(ev, s) or S.hints.get(s) or hint("fail")

@@ -1,6 +1,6 @@
 """The judge of step connect (docs/grading.md, "Scoring and
 evidence")."""
-from ..hints import HINTS
+from ..hints import hint
 from ..text import num
 from ..verbs import OP_ACK, OP_RESPONSE
 from .registry import judge
@@ -21,7 +21,7 @@ def judge_connect(ev, c):
             e = r[-1] if r else rtr[-1]
             if not num(e.get("is_global")):
                 c.bad("ah_attr.is_global=1 (GRH)", "is_global=0",
-                      HINTS["grh"])
+                      hint("grh"))
             # enum ibv_mtu: IBV_MTU_256 (1) .. IBV_MTU_4096 (5), 128 << it
             # bytes; any other value is printed as it is, never shifted (a
             # raw 1024 made a 300-digit number).
@@ -33,41 +33,41 @@ def judge_connect(ev, c):
                       (lim, want), "path_mtu=%s, no enum ibv_mtu value%s" % (
                           e.get("path_mtu"), " (bytes, not the enum?)"
                           if raw in (256, 512, 1024, 2048, 4096) else ""),
-                      HINTS["mtu_enum"] % (lim, want))
+                      hint("mtu_enum", lim, want))
             elif 128 << raw > lim:
                 c.bad("path_mtu <= %d" % lim, "path_mtu=%d" % (128 << raw),
-                      HINTS["mtu"])
+                      hint("mtu"))
             if pqpn is not None and num(e.get("dest_qpn")) != pqpn:
                 c.bad("dest_qpn=0x%06x" % pqpn, "dest_qpn=%s" %
-                      e.get("dest_qpn"), HINTS["qpn"])
+                      e.get("dest_qpn"), hint("qpn"))
             if ppsn is not None and num(e.get("rq_psn")) != ppsn:
                 c.bad("rq_psn=0x%06x (the peer's PSN)" % ppsn,
-                      "rq_psn=%s" % e.get("rq_psn"), HINTS["psn"])
+                      "rq_psn=%s" % e.get("rq_psn"), hint("psn"))
             pgids = {g for g, t in peer["gids"].values()
                      if t == "RoCE v2" and
                      g.startswith("0000:0000:0000:0000:0000:ffff:")}
             if num(e.get("is_global")) and pgids and \
                     e.get("dgid") not in pgids:
                 c.bad("grh.dgid=%s (the peer's GID)" % sorted(pgids)[0],
-                      "grh.dgid=%s" % e.get("dgid"), HINTS["dgid"])
+                      "grh.dgid=%s" % e.get("dgid"), hint("dgid"))
             if num(e.get("is_global")) and num(e.get("hop_limit")) == 0:
                 c.bad("grh.hop_limit >= 1", "grh.hop_limit=0",
-                      HINTS["hop_limit"])
+                      hint("hop_limit"))
         if not r:
             c.bad("ibv_modify_qp(RTR) = 0", "RTR: " + (
                 "returned " + rtr[-1]["_ret"] if rtr else "never called"),
-                HINTS["rtr"])
+                hint("rtr"))
         if not t and r:
             c.bad("ibv_modify_qp(RTS) = 0", "RTS: " + (
                 "returned " + rts[-1]["_ret"] if rts else "never called"),
-                HINTS["rtr"])
+                hint("rtr"))
         elif t and mypsn is not None and num(t[-1].get("sq_psn")) != mypsn:
             c.bad("sq_psn=0x%06x (what you advertised)" % mypsn,
-                  "sq_psn=%s" % t[-1].get("sq_psn"), HINTS["psn"])
+                  "sq_psn=%s" % t[-1].get("sq_psn"), hint("psn"))
         if t and num(t[-1].get("mask"), 0) & 0x200 and \
                 num(t[-1].get("timeout")) == 0:
             c.bad("timeout between 1 and 31 (an ACK wait with a bound)",
-                  "timeout=0 (wait forever)", HINTS["timeout"])
+                  "timeout=0 (wait forever)", hint("timeout"))
         if packets and ip and qpn is not None:
             # READ responses and atomic ACKs come to the client's QP too;
             # only requests call for an ACK.
@@ -81,8 +81,8 @@ def judge_connect(ev, c):
             if reqs and not acks and not S.left_early():
                 c.bad("ACKs from your QP 0x%06x" % qpn,
                       "%d requests to it, no ACK" % len(reqs),
-                      HINTS["psn"] if r and num(r[-1].get("rq_psn")) !=
-                      ppsn else HINTS["rtr"])
+                      hint("psn") if r and num(r[-1].get("rq_psn")) !=
+                      ppsn else hint("rtr"))
             big = [x for x in packets if x["src"] == ip and
                    x["op"] != OP_ACK and x["len"] > min(me["mtu"],
                                                         peer["mtu"])]
@@ -91,4 +91,4 @@ def judge_connect(ev, c):
                       min(me["mtu"], peer["mtu"]),
                       "frame %d carries %d bytes" % (big[0]["frame"],
                                                      big[0]["len"]),
-                      HINTS["mtu"])
+                      hint("mtu"))

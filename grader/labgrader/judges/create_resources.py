@@ -1,7 +1,7 @@
 """The judge of step create_resources (docs/grading.md, "Scoring and
 evidence")."""
 from ..evidence.kernel import created, kmade
-from ..hints import HINTS
+from ..hints import hint
 from ..lab import BUF_SIZE
 from ..text import num
 from ..verbs import ACCESS_REMOTE_WRITE, QPT_RC
@@ -24,25 +24,25 @@ def judge_create_resources(ev, c):
             missing.append("MR")
         if missing:
             c.bad("PD, channel, CQ, MR, RC QP created (in the kernel)",
-                  "not created: " + ", ".join(missing), HINTS["objects"])
+                  "not created: " + ", ".join(missing), hint("objects"))
         short = short_mrs(S, mrs)
         if short:
             c.bad("the MR at each buffer covering it (%d bytes at %s)" %
                   (short[0][2], short[0][0]), "the kernel's MR there: %d "
-                  "bytes" % short[0][1], HINTS["mr_len"])
+                  "bytes" % short[0][1], hint("mr_len"))
         if side == "server" and not any(
                 num(m.get("access"), 0) & ACCESS_REMOTE_WRITE
                 for m in mrs):
             c.bad("an MR with access LOCAL_WRITE|REMOTE_WRITE (0x3)",
                   "MR access: " + ", ".join(
                       m.get("access", "?") for m in mrs),
-                  HINTS["mr_remote"])
+                  hint("mr_remote"))
         # The kernel gives a CQ made on a completion channel that
         # channel's event queue as its context (ib_cq.cq_context).
         if cqs and off_channel(cqs):
             c.bad("ibv_create_cq() on the completion channel",
                   "the kernel's CQ has no completion channel",
-                  HINTS["cq_channel"])
+                  hint("cq_channel"))
     # Also when the step failed (the scaffolding refuses such a CQ): the
     # hint, when the program made a channel (its call, a hint's evidence)
     # and no CQ of the kernel's is on one.
@@ -50,7 +50,7 @@ def judge_create_resources(ev, c):
             "ibv_create_comp_channel", lambda e: created(e["_ret"])):
         c.bad("ibv_create_cq() on the completion channel",
               "the kernel's CQ has no completion channel",
-              HINTS["cq_channel"])
+              hint("cq_channel"))
 
 
 def off_channel(cqs):

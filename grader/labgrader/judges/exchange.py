@@ -1,6 +1,6 @@
 """The judge of step exchange (docs/grading.md, "Scoring and
 evidence")."""
-from ..hints import HINTS
+from ..hints import hint
 from ..text import num
 from ..verbs import ACCESS_REMOTE_WRITE
 from .causes import exch_hint
@@ -14,10 +14,10 @@ def judge_exchange(ev, c):
     qpn = ev.qpn
     if S.ok("exchange") and P.who == "ref" and not P.ok("exchange"):
         why = P.fails.get("exchange", "no exchange line")
-        hint = HINTS["exch_mtu"] if P.failed("exchange", "EXCH_MTU") \
-            else HINTS["exch_bad"]
+        h = hint("exch_mtu") if P.failed("exchange", "EXCH_MTU") \
+            else hint("exch_bad")
         c.bad("the reference accepts your exchange message",
-              "reference: " + why, hint)
+              "reference: " + why, h)
     elif S.ok("exchange") and P.who == "ref":
         got = P.line("exchange")[1]
         if qpn is not None and num(got.get("remote_qpn")) != qpn:
@@ -25,7 +25,7 @@ def judge_exchange(ev, c):
                   "reference received remote_qpn=%s" %
                   got.get("remote_qpn"), exch_hint(
                       "QPN", num(got.get("remote_qpn")), qpn,
-                      HINTS["exch_qpn"]))
+                      hint("exch_qpn")))
         if side == "server":
             tgt = [m for m in mrs if num(m.get("access"), 0) &
                    ACCESS_REMOTE_WRITE] or mrs
@@ -38,13 +38,13 @@ def judge_exchange(ev, c):
                       "reference received remote_addr=%s" %
                       got.get("remote_addr"), exch_hint(
                           "address", addr, num(tgt[0]["addr"]),
-                          HINTS["exch_addr"]))
+                          hint("exch_addr")))
             if tgt and rkey not in [num(m.get("rkey")) for m in tgt]:
                 c.bad("remote_rkey=%s" % tgt[0].get("rkey"),
                       "reference received remote_rkey=%s" %
                       got.get("remote_rkey"), exch_hint(
                           "rkey", rkey, num(tgt[0].get("rkey")),
-                          HINTS["exch_addr"]))
+                          hint("exch_addr")))
         # The kernel has an SGID index only for an RTR with a GRH.
         idx = num(rtr[-1].get("sgid_idx")) if rtr and num(
             rtr[-1].get("is_global")) else num(
@@ -52,7 +52,7 @@ def judge_exchange(ev, c):
         gid = me["gids"].get(idx, ("?", ""))[0]
         if got.get("remote_gid") != gid:
             c.bad("remote_gid=%s" % gid, "reference received remote_gid"
-                  "=%s" % got.get("remote_gid"), HINTS["exch_gid"])
+                  "=%s" % got.get("remote_gid"), hint("exch_gid"))
         if num(got.get("remote_mtu")) != me["mtu"]:
             c.bad("remote_mtu=%d" % me["mtu"], "reference received "
-                  "remote_mtu=%s" % got.get("remote_mtu"), HINTS["exch_mtu"])
+                  "remote_mtu=%s" % got.get("remote_mtu"), hint("exch_mtu"))

@@ -5,7 +5,7 @@ grader/pairings.tsv with rules), passes every step it passes against
 the same server on a clean wire.  RC's promise is that the adapter, not
 the program, recovers: what a program can break is its QP's retry
 attributes and its own waits, which a clean wire never tests."""
-from ..hints import HINTS
+from ..hints import hint
 from ..lab import PAIR_TITLE, PAIRINGS, STEP_NAMES
 from ..text import num
 from ..verbs import QPS_RTS
@@ -27,7 +27,7 @@ def judge_loss(checks, lossy, sides):
     lossy pairing; sides: {pairing: the student client's Side there}."""
     if not lossy:
         return False, ["  the lossy pairing did not run"], None, False
-    ev, hint, judged = [], None, True
+    ev, first, judged = [], None, True
     for p, res in lossy.items():
         want = clean_passes(checks, PAIRINGS[p])
         clean = [q for q in PAIRINGS if q not in lossy and
@@ -49,8 +49,8 @@ def judge_loss(checks, lossy, sides):
             ev.append("    expected: " + x)
         for x in c.seen:
             ev.append("    seen:     " + x)
-        hint = hint or rts_hint(sides[p]) or c.hint or HINTS["loss"]
-    return not ev, ev, hint, judged
+        first = first or rts_hint(sides[p]) or c.hint or hint("loss")
+    return not ev, ev, first, judged
 
 
 def rts_hint(S):
@@ -61,7 +61,7 @@ def rts_hint(S):
     if not rts:
         return None
     if num(rts[-1].get("retry_cnt")) == 0:
-        return HINTS["loss_retry"]
+        return hint("loss_retry")
     if num(rts[-1].get("timeout")) == 0:
-        return HINTS["timeout"]
+        return hint("timeout")
     return None

@@ -1,6 +1,6 @@
 """The judge of step qp_to_init (docs/grading.md, "Scoring and
 evidence")."""
-from ..hints import HINTS
+from ..hints import hint
 from ..text import num
 from ..verbs import ACCESS_REMOTE_WRITE
 from .registry import judge
@@ -16,16 +16,16 @@ def judge_qp_to_init(ev, c):
         index = num(good[-1].get("pkey_index"), 0) if good else 0
         if not good:
             c.bad("ibv_modify_qp(INIT) = 0", "no successful INIT "
-                  "transition", HINTS["init"])
+                  "transition", hint("init"))
         elif pkeys is not None and not pkeys.get(index):
             # rxe takes any index below max_pkeys; an adapter refuses
             # one its table does not hold.
             c.bad("pkey_index of an entry of the port's P_Key table (%s)"
                   % ", ".join("%d: 0x%04x" % p for p in sorted(
                       pkeys.items())),
-                  "pkey_index=%d" % index, HINTS["pkey"])
+                  "pkey_index=%d" % index, hint("pkey"))
         elif side == "server" and not num(good[-1].get("access"),
                                          0) & ACCESS_REMOTE_WRITE:
             c.bad("qp_access_flags with IBV_ACCESS_REMOTE_WRITE (0x2)",
                   "qp_access_flags=%s" % good[-1].get("access"),
-                  HINTS["qp_remote"])
+                  hint("qp_remote"))

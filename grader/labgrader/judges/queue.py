@@ -2,7 +2,7 @@
 (evidence/sendq.py), charged to the step whose unsignaled request still
 held its slot, else to the step that posted."""
 from ..evidence.sendq import overflows, step_of
-from ..hints import HINTS
+from ..hints import hint
 from ..text import num
 from ..verbs import WR_NAMES
 
@@ -28,5 +28,5 @@ def send_queue(ev, res):
             "(ibv_post_send returned %s)" % (
                 wr_name(post), depth, " was" if depth == 1 else "s were",
                 held, post["_ret"] or "?"),
-            HINTS["sq_unsignaled" if holder is not None else "sq_full"])
+            hint("sq_unsignaled" if holder is not None else "sq_full"))
         return

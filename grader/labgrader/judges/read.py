@@ -3,7 +3,7 @@ evidence")."""
 from ..evidence.kernel import good_wcs
 from ..evidence.peer import mr_of
 from ..evidence.wire import NAK_TEXT
-from ..hints import HINTS
+from ..hints import hint
 from ..verbs import ACCESS_REMOTE_READ, WC_RDMA_READ, WR_RDMA_READ
 from .access import blame_server_access, local_protection_hint
 from .causes import posted_hint, reth_hint
@@ -74,30 +74,30 @@ def client(ev, c):
     good, want = good_reads(ev), wanted(ev)
     if S.ok("read") and wire and not good:
         r = reads[0] if reads else None
-        hint = HINTS["read_op"] if r is None else \
+        h = hint("read_op") if r is None else \
             reth_hint(ev, *r["reth"][:2]) if r["nak"] == 0x62 or \
             not mr_of(mrs, r["reth"][0], r["reth"][1]) \
-            else HINTS["read_data"]
-        c.bad(want, describe_reads(reads), hint)
+            else hint("read_data")
+        c.bad(want, describe_reads(reads), h)
     if S.ok("read") and not good_wcs(ev.tr, WC_RDMA_READ, ev.jqpn):
         c.bad("a successful RDMA READ completion polled by your process",
-              "none in its trace", HINTS["read_traced"])
+              "none in its trace", hint("read_traced"))
     if not S.ok("read") and S.reached("read"):
         why = ev.no_credits()
         if why:
             c.bad("max_rd_atomic >= 1 (READs in flight)", why, None)
-            c.hint = HINTS["rd_credits"]
+            c.hint = hint("rd_credits")
         elif S.failed("read", "WC_LOC_PROT_ERR"):
             c.hint = local_protection_hint(ev, (WR_RDMA_READ,))
         elif S.failed("read", "WC_REM_ACCESS_ERR") and \
                 P.who == "student" and good_mr(reads, mrs):
-            c.hint = HINTS["peer_adv"].replace("WRITE", "READ")
+            c.hint = hint("peer_adv").replace("WRITE", "READ")
         elif S.failed("read", "WC_REM_ACCESS_ERR"):
             c.hint = posted_hint(ev, (WR_RDMA_READ,))
         elif S.failed("read", "WC_REM_INV_REQ_ERR"):
-            c.hint = HINTS["rd_credits"]
+            c.hint = hint("rd_credits")
         elif not S.fails.get("read") and c.hint is None and not reads:
-            c.hint = HINTS["read_op"]
+            c.hint = hint("read_op")
 
 
 def good_mr(reads, mrs):

@@ -1,6 +1,6 @@
 """The judge of step send (docs/grading.md, "Scoring and evidence"): the
 message on the wire, acknowledged; received on time."""
-from ..hints import HINTS
+from ..hints import hint
 from ..verbs import OP_SEND
 from .registry import judge
 
@@ -14,13 +14,13 @@ def server(ev, c):
         got = S.val("send", "received") or ""
         c.bad("received=%d random bytes" % len(msg),
               "received %d bytes%s" % (len(got), ", different" if
-                                       got else ""), HINTS["send_data"])
+                                       got else ""), hint("send_data"))
     if S.ok("send") and ev.wire and not ev.delivered("send", bmsg):
         ev.no_wire(c, "a SEND of the %d-byte message" % len(msg), "send")
     ev.receive_race(c, "send", 1)
     if not S.ok("send") and c.hint is None and \
             P.failed("send", "WC_RNR_RETRY_EXC_ERR"):
-        c.hint = HINTS["rnr"]
+        c.hint = hint("rnr")
 
 
 @judge("send", side="client")
@@ -34,10 +34,10 @@ def client(ev, c):
         c.bad("the reference received the %d-byte message" % len(msg),
               "reference: " + (P.fails.get("send") or
                                "received other bytes"),
-              HINTS["opcode"] if P.failed("send", "WRONG_COMPLETION")
-              else HINTS["send_data"])
+              hint("opcode") if P.failed("send", "WRONG_COMPLETION")
+              else hint("send_data"))
     if S.ok("send") and ev.wire and ops and ops[0]["op"] not in (0, 4):
         c.bad("SEND FIRST/ONLY (opcode 0/4)", "first SEND packet "
-              "opcode %d" % ops[0]["op"], HINTS["opcode"])
+              "opcode %d" % ops[0]["op"], hint("opcode"))
     elif S.ok("send") and ev.wire and not ev.delivered("send", bmsg):
         ev.no_wire(c, "a SEND of the %d-byte message" % len(msg), "send")

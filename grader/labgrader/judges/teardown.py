@@ -1,7 +1,7 @@
 """The judge of step teardown (docs/grading.md, "Scoring and
 evidence")."""
 from ..evidence.kernel import KINDS, KMADE, created, kleaks, kmade, leaks
-from ..hints import HINTS
+from ..hints import hint
 from .registry import judge
 
 # What the kernel does not hold as an object of the uverbs interface that
@@ -25,7 +25,7 @@ def judge_teardown(ev, c):
                  for e in tr):
         if c.ok:
             c.bad("a device opened and closed", "no device opened",
-                  HINTS["teardown_line"])
+                  hint("teardown_line"))
     else:
         # Closing a device is not the step: its points are for releasing
         # what the program made (a program that only opened and closed
@@ -39,7 +39,7 @@ def judge_teardown(ev, c):
         if not made:
             c.bad("the PD, channel, CQ, MRs and QP your program created, "
                   "destroyed", "nothing created in the kernel but the "
-                  "device", HINTS["teardown_nothing"])
+                  "device", hint("teardown_nothing"))
         live, order_bad = kleaks(tr)
         ulive, uorder = leaks([e for e in tr if KINDS.get(e["_fn"]) in
                                USER_KINDS or e["_fn"] in USER_DESTROYS])
@@ -50,12 +50,12 @@ def judge_teardown(ev, c):
         # leak.
         if live and not order_bad and all(
                 x.startswith("ibv_close_device with ") for x in uorder):
-            c.hint = c.hint or HINTS["teardown_leak"]
+            c.hint = c.hint or hint("teardown_leak")
         order_bad += uorder
         if order_bad:
             c.bad("every destroy returns 0, in reverse order of creation",
-                  "; ".join(order_bad[:3]), HINTS["teardown_order"])
+                  "; ".join(order_bad[:3]), hint("teardown_order"))
         if live:
             c.bad("no verbs object left", "never destroyed: " + ", ".join(
                 "%s %s" % (v[0], p) for p, v in live.items()),
-                HINTS["teardown_leak"])
+                hint("teardown_leak"))

@@ -2,7 +2,7 @@
 evidence")."""
 from ..evidence.kernel import write_done_early
 from ..evidence.peer import write_received
-from ..hints import HINTS
+from ..hints import hint
 from ..text import num
 from ..verbs import ACCESS_REMOTE_WRITE, OP_WRITE, WR_WRITE
 from .causes import order_hint, posted_hint, reth_hint
@@ -21,7 +21,7 @@ def server(ev, c):
     # carried: that is the hint, whatever check below fails.
     if P.who == "student" and write_done_early(P.trace, ev.ip,
                                                 ev.peer_jqpn):
-        c.hint = HINTS["early_notice"]
+        c.hint = hint("early_notice")
     if S.ok("write") and not write_received(
             S.val("write", "received"), wmsg, ev.msg):
         got = S.val("write", "received") or ""
@@ -29,8 +29,8 @@ def server(ev, c):
               "received %d bytes%s" % (len(got), " (before the data "
                                        "arrived?)" if len(got) <
                                        len(wmsg) else ""),
-              HINTS["early_read"] if len(got) < len(wmsg) or
-              not P.ok("write") else HINTS["write_data"])
+              hint("early_read") if len(got) < len(wmsg) or
+              not P.ok("write") else hint("write_data"))
     rkeys = [num(m.get("rkey")) for m in mrs]
     if S.ok("write") and wire and not [
             m for m in delivered("write", bwmsg)
@@ -45,8 +45,8 @@ def server(ev, c):
             for e in init if e["_ret"] == "0")
         if P.failed("write", "WC_REM_ACCESS_ERR"):
             c.bad("the client's WRITE succeeds", "client: " + pf,
-                  HINTS["adv_wrong"] if allowed
-                  else HINTS["write_access"])
+                  hint("adv_wrong") if allowed
+                  else hint("write_access"))
 
 
 @judge("write", side="client")
@@ -68,14 +68,14 @@ def client(ev, c):
         c.bad("the WRITE's completion before lab_send_write_done()",
               "the write notice went out before the WRITE completed"
               if early else "no write notice to the peer in the "
-              "kernel's trace of your process", HINTS["early_notice"]
-              if early else HINTS["no_notice"])
+              "kernel's trace of your process", hint("early_notice")
+              if early else hint("no_notice"))
     if P.who == "ref" and S.ok("write") and not write_received(
             P.val("write", "received"), wmsg, ev.msg):
         c.bad("the reference received the %d-byte WRITE payload" %
               len(wmsg), "reference: " + (P.fails.get("write") or
                                           "other bytes"),
-              HINTS["write_data"])
+              hint("write_data"))
     pa = num(P.val("create_resources", "buf"))
     pk = num(P.val("create_resources", "rkey"))
     first = [x for x in writes if x["reth"]]
@@ -94,11 +94,11 @@ def client(ev, c):
            num(S.val("exchange", "remote_rkey")))
     if refused and first and P.who == "student" and \
             first[0]["reth"][:2] == adv:
-        c.hint = HINTS["peer_adv"]
+        c.hint = hint("peer_adv")
     elif refused and c.hint is None:
         c.hint = posted_hint(ev, (WR_WRITE,))
     if wire and S.ok("write") and not writes:
-        c.bad("RDMA WRITE packets from you", "none", HINTS["opcode"])
+        c.bad("RDMA WRITE packets from you", "none", hint("opcode"))
     elif wire and S.ok("write") and not delivered("write", bwmsg):
         no_wire(c, "an RDMA WRITE of the %d-byte payload" % len(wmsg),
                 "write")

@@ -2,7 +2,7 @@
 evidence")."""
 from ..evidence.kernel import good_wcs
 from ..evidence.peer import mr_of
-from ..hints import HINTS
+from ..hints import hint
 from ..text import num
 from ..verbs import WC_RECV_RDMA_WITH_IMM, WR_WRITE_IMM
 from .causes import order_hint, posted_imm
@@ -39,10 +39,10 @@ def server(ev, c):
                   "received %s bytes, other bytes%s" % (
                       S.val("write_imm", "len"),
                       " (the write step's)" if old else ""),
-                  HINTS["wimm_wait"] if early else HINTS["write_data"])
+                  hint("wimm_wait") if early else hint("write_data"))
         if got != imm:
             c.bad("imm=0x%08x" % imm, "imm=%s" % S.val("write_imm", "imm"),
-                  order_hint("recv", got, imm) or HINTS["wimm_wait"])
+                  order_hint("recv", got, imm) or hint("wimm_wait"))
         # The message and the immediate were received before (send,
         # send_imm): only the completion shows that this step got them.
         mine = [e for e in wcs if num(e.get("byte_len")) == len(msg) and
@@ -54,7 +54,7 @@ def server(ev, c):
                   "none in your trace" if not wcs else
                   "byte_len=%s imm=%s" % (wcs[0].get("byte_len"),
                                           wcs[0].get("imm")),
-                  HINTS["wimm_wait"])
+                  hint("wimm_wait"))
         if wire and not good:
             ev.no_wire(c, "a WRITE with immediate of the %d-byte message "
                        "to your MR" % len(msg), "write_imm")
@@ -76,16 +76,16 @@ def client(ev, c):
         if m is None:
             c.bad(want, "no WRITE with immediate from you (kinds: %s)" %
                   (", ".join(x["kind"] or "?" for x in ev.msgs) or
-                   "none"), HINTS["wimm_opcode"])
+                   "none"), hint("wimm_opcode"))
         elif m["imm"] != imm:
             c.bad(want, "immediate 0x%08x on the wire" % m["imm"],
                   order_hint("send", m["imm"], imm) or
-                  HINTS["wimm_opcode"])
+                  hint("wimm_opcode"))
         elif not m["reth"] or not mr_of(ev.srv_mrs, m["reth"][0],
                                         m["reth"][1]):
             c.bad(want, "RETH va=0x%x rkey=0x%x: not the server's MR" %
                   m["reth"][:2] if m["reth"] else "no RETH",
-                  HINTS["rkey"])
+                  hint("rkey"))
         else:
             ev.no_wire(c, "a WRITE with immediate of the %d-byte "
                        "message" % len(msg), "write_imm")
@@ -96,9 +96,9 @@ def client(ev, c):
         c.bad("the reference received the message with imm=0x%08x" %
               imm, "reference: " + (P.fails.get("write_imm") or
                                     "imm=%s" % P.val("write_imm", "imm")),
-              order_hint("send", pimm, imm) or HINTS["wimm_opcode"])
+              order_hint("send", pimm, imm) or hint("wimm_opcode"))
     if not S.ok("write_imm") and S.failed("write_imm", "IMM_ORDER"):
         c.hint = order_hint("send", posted_imm(ev, WR_WRITE_IMM), imm) or \
-            HINTS["imm_htonl"]
+            hint("imm_htonl")
     elif not S.ok("write_imm") and S.failed("write_imm", "NO_WR"):
-        c.hint = HINTS["wimm_opcode"]
+        c.hint = hint("wimm_opcode")
