@@ -41,8 +41,7 @@ col() {
 }
 # score OUT NAME: the core score, with part two's (of what this tree
 # grades) after a "+" when it is not full (then never 20 alone).
-full2=$(python3 grader/grader.py steps |
-	awk '$3 == 2 { t += $2 } END { print t + 0 }')
+full2=$(full_marks 2)
 score() {
 	local s2
 	s2=$(col "$1" "$2" part2)

@@ -17,11 +17,8 @@ lock=${GRADE_LOCK:-/tmp/rdma-lab-vm.lock}
 own=$t_tmp/own.lock
 make -s all lab >/dev/null 2>&1 || fail "make all"
 # Part two's full marks ('' when the course does the core only).
-max2=''
-if [ "$(python3 grader/grader.py steps --parts)" -ge 2 ]; then
-	max2=$(python3 grader/grader.py steps |
-		awk '$3 == 2 { t += $2 } END { print t + 0 }')
-fi
+max2=$(full_marks 2)
+[ "$max2" != 0 ] || max2=''
 
 mkdir -p "$t_tmp/good"
 cp solution/main.c "$t_tmp/good/main.c"

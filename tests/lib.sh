@@ -21,6 +21,91 @@ command_not_found_handle() {
 	return 127
 }
 
+# Checks by name (tests/README.md).  LAB_TEST_ONLY=REGEX runs only the
+# checks whose name REGEX matches (an extended regular expression, as
+# grep -E: anywhere in the name, case counts), LAB_TEST_SKIP=REGEX leaves
+# out those it matches, LAB_TEST_LIST=1 prints the names (of those chosen)
+# and runs none.  A check left out prints nothing and is not counted; a
+# choice that leaves no check of the group is a failure.  A name is a
+# section's (section NAME CMD...) or a check's (check NAME CMD...) that is
+# in no section: a section's lines all count, whatever their text.  The
+# variables are the group's alone: what it runs (a Python check) runs
+# whole.
+t_only=${LAB_TEST_ONLY:-}
+t_except=${LAB_TEST_SKIP:-}
+t_list=${LAB_TEST_LIST:-}
+[ "$t_list" != 0 ] || t_list=''
+t_chose=0
+t_in=''
+t_none_ok=${LAB_TEST_NONE_OK:-}
+unset LAB_TEST_ONLY LAB_TEST_SKIP LAB_TEST_LIST LAB_TEST_NONE_OK
+for t_re in "$t_only" "$t_except"; do
+	t_rc=0
+	# shellcheck disable=SC2319 # the match's own status: 2, no regex
+	[[ $t_only =~ $t_re ]] || t_rc=$?
+	[ "$t_rc" != 2 ] || {
+		echo "FAIL LAB_TEST_ONLY or LAB_TEST_SKIP: '$t_re' is no" \
+			"extended regular expression"
+		echo "0 passed, 1 failed, 0 skipped"
+		exit 1
+	}
+done
+unset t_re t_rc
+
+# t_chosen NAME: status 0 when the check NAME is to run (and LAB_TEST_LIST
+# is not set: then it prints NAME, and status 1).  Inside a section, its
+# choice holds.
+t_chosen() {
+	[ -z "$t_in" ] || return 0
+	if [ -n "$t_only" ] && ! [[ $1 =~ $t_only ]]; then
+		return 1
+	fi
+	if [ -n "$t_except" ] && [[ $1 =~ $t_except ]]; then
+		return 1
+	fi
+	t_chose=$((t_chose + 1))
+	[ -z "$t_list" ] || {
+		echo "$1"
+		return 1
+	}
+}
+
+# t_named: a line of a check that is in no section, in a group chosen
+# from by name, ends the group: its checks could not all be chosen.
+t_named() {
+	[ -z "$t_in" ] && [ -n "$t_only$t_except$t_list" ] || return 0
+	echo "FAIL ${0#./}: a check in no section or check, which LAB_TEST_ONLY," \
+		"LAB_TEST_SKIP and LAB_TEST_LIST cannot name (tests/README.md)"
+	echo "$t_pass passed, $((t_fail + 1)) failed, $t_skip skipped"
+	exit 1
+}
+
+# section NAME CMD...: the checks CMD prints (ok, FAIL and SKIP lines; CMD
+# is mostly a function of the group), under one name: run only when the
+# name is chosen (above).
+section() {
+	local name=$1 in=$t_in
+	shift
+	t_chosen "$name" || return 0
+	t_in=${t_in:-$name}
+	"$@"
+	t_in=$in
+}
+
+# full_marks [PART]: the full marks of part PART of lab/steps.h (0 when
+# the course does not grade it), or of every part the course grades,
+# without PART: the points of grader.py steps --graded, the grader's own
+# reading ("NAME POINTS PART" per step of parts 1..LAB_PARTS).
+full_marks() {
+	local steps points part t=0
+	steps=$(python3 grader/grader.py steps --graded) || return 1
+	while read -r _ points part; do
+		[ -z "${1:-}" ] || [ "$part" = "$1" ] || continue
+		t=$((t + points))
+	done <<<"$steps"
+	echo "$t"
+}
+
 # t_missing: sets t_new_missing to how many commands were not found since
 # the last call.
 t_missing_seen=0
@@ -39,6 +124,7 @@ lab_steps() {
 
 # ok TEXT...: a passed check, unless a command it ran was missing.
 ok() {
+	t_named
 	t_missing
 	if [ "$t_new_missing" != 0 ]; then
 		t_fail=$((t_fail + 1))
@@ -53,6 +139,7 @@ ok() {
 # FILE is also kept whole in LAB_EVIDENCE (tests/run sets it), which
 # outlives the test's temporary folder: a CI log shows only a part.
 fail() {
+	t_named
 	t_fail=$((t_fail + 1))
 	echo "FAIL $1"
 	if [ -n "${2:-}" ] && [ -f "$2" ]; then
@@ -75,6 +162,7 @@ keep_evidence() {
 # line is one more failure.
 tally() {
 	local p f k
+	t_named
 	cat "$2"
 	p=$(grep -c '^ok ' "$2")
 	f=$(grep -c '^FAIL ' "$2")
@@ -89,6 +177,7 @@ tally() {
 
 # skip REASON: a check that could not run; counted apart, never as passed.
 skip() {
+	t_named
 	t_skip=$((t_skip + 1))
 	echo "SKIP: $*"
 }
@@ -107,14 +196,18 @@ need() {
 }
 
 # check NAME CMD...: passes when CMD exits 0; its output is the evidence.
+# Runs only when NAME is chosen (LAB_TEST_ONLY, above), or in a section.
 check() {
-	local name=$1
+	local name=$1 in=$t_in
 	shift
+	t_chosen "$name" || return 0
+	t_in=${t_in:-$name}
 	if "$@" >"$t_tmp/check.log" 2>&1; then
 		ok "$name"
 	else
 		fail "$name" "$t_tmp/check.log"
 	fi
+	t_in=$in
 }
 
 # expect_in FILE PATTERN: FILE has a line matching the extended regex.
@@ -190,6 +283,16 @@ stretch() (
 summary() {
 	t_missing
 	t_fail=$((t_fail + t_new_missing))
+	if [ -n "$t_only$t_except" ] && [ "$t_chose" = 0 ]; then
+		if [ -n "$t_none_ok" ]; then
+			echo "none of ${0#./}'s checks chosen"
+		else
+			t_fail=$((t_fail + 1))
+			echo "FAIL no check of ${0#./} has a name that" \
+				"LAB_TEST_ONLY='$t_only' chooses and LAB_TEST_SKIP='$t_except'" \
+				"does not (LAB_TEST_LIST=1 lists them)"
+		fi
+	fi
 	echo "$t_pass passed, $t_fail failed, $t_skip skipped"
 	[ "$t_fail" = 0 ]
 }

@@ -219,12 +219,11 @@ else
 fi
 
 # The points of the parts the course does (lab/steps.h): the core's,
-# part two's (0 when LAB_PARTS is 1), and how many steps.
-parts=$(python3 grader/grader.py steps --parts)
-max1=$(python3 grader/grader.py steps | awk '$3 == 1 { s += $2 } END { print s }')
-max2=$(python3 grader/grader.py steps |
-	awk -v p="$parts" '$3 == 2 && p >= 2 { s += $2 } END { print s + 0 }')
-nsteps=$(python3 grader/grader.py steps | awk -v p="$parts" '$3 <= p' | wc -l)
+# part two's (0 when LAB_PARTS is 1), and how many steps (full_marks,
+# tests/lib.sh).
+max1=$(full_marks 1)
+max2=$(full_marks 2)
+nsteps=$(python3 grader/grader.py steps --graded | wc -l)
 total=$((max1 + max2))
 two=''
 [ "$max2" = 0 ] || two=1
