@@ -52,6 +52,10 @@ def check_home(home, bad):
         return 0
     with open(readme, encoding="utf-8") as f:
         rows = list(row_paths(f.read()))
+    # A row names a path from the home (`run`) or from the top
+    # (`tests/run`).
+    rows = [([n[len(home) + 1:] if n.startswith(home + "/") else n
+              for n in ns], line) for ns, line in rows]
     names = [n for ns, _ in rows for n in ns]
     for ns, line in rows:
         for n in ns:
