@@ -102,7 +102,7 @@ else
 		(cd "$cl" && env -u LAB_DIST_UNCOMMITTED $cmd) >"$pu/$name.log" 2>&1 ||
 			rc=$?
 		if [ "$rc" = 1 ] && [ "$(wc -l <"$pu/$name.log")" = 1 ] &&
-			grep -q 'lab/steps.h grader/new-setting.sh; commit them' \
+			grep -q 'grader/new-setting.sh lab/steps.h; commit them' \
 				"$pu/$name.log" && [ ! -e "$out" ]; then
 			ok "make $name: uncommitted LAB_PARTS and a new file refused, named"
 		else
