@@ -1,7 +1,8 @@
 # What the host's batch (grader/batch) and the guests' driver
 # (grader/guest/driver) agree on, named once: the timings of a grading
-# run, each with the reason for its value, and the reader of the pairings
-# table (pairings.tsv, which the grader's Python reads too), and nap.
+# run and the limits of a student's run and compile, each with the reason
+# for its value, and the reader of the pairings table (pairings.tsv, which
+# the grader's Python reads too), and nap.  The tests read them here too.
 # Sourced; defines names only.  Seconds unless the name says otherwise.
 # shellcheck shell=bash
 # shellcheck disable=SC2034 # the names are for the scripts that source it
@@ -68,6 +69,9 @@ IDLE_SLACK_S=2
 # prints, or is being stopped; a silent run's stop comes when it did.
 SLOW_AFTER_S=3
 SLOW_CPU="10000 100000"
+# Memory that grows by more than this between two looks (RUN_POLL_S) is
+# a sign of life: what the program does then is judged at full speed.
+SLOW_MEM_GROWTH_BYTES=1048576
 # The reference waits this much longer for its peer than a student's
 # program does: a wait the reference gives up on must never cost the
 # student points (the student's side fails first, and is judged so).
@@ -115,6 +119,69 @@ TCPDUMP_READY_POLLS=300
 # after ibv_devinfo sees the port again: within a second; past this many
 # POLL_S (5 s) the facts are taken as they are.
 MTU_READY_POLLS=50
+
+# --- the limits of a student's run and compile (guest-driver, batch) ------
+# Nothing a student's program does may take the guest driver, the
+# reference or tcpdump down.  Each run of a student's program is in the
+# guest's cgroup "student", each compile in a guest in "cc" (memory.max,
+# pids.max, rdma.max): an exhausted limit ends that run only, and the
+# cgroup's counters tell the grader which limit it was (SIDE.limit, whose
+# text names the value).  The jail (grader/guest/jail.c) adds rlimits:
+# -u processes, -f file size and -v address space, in KiB.
+# A run's memory, in MiB (memory.max; memory.oom.group: an OOM kills the
+# whole run).
+RUN_MEM_MIB=128
+# A run's processes: the jail's -u and the cgroup's pids.max (which counts
+# the jail's first process too): a fork bomb meets it, as a failed fork.
+RUN_PROCS=16
+# The verbs objects a run may hold (rdma.max's hca_object): rxe's queue
+# rings are kernel memory that the memory controller does not count (a CQ
+# of the largest size is megabytes); the lab needs six: PD, CQ, MRs, QP.
+RUN_RDMA_OBJECTS=16
+# A run's address space (the jail's -v, KiB).  rxe maps every queue ring
+# (QP, CQ, SRQ) into the process that owns it, so its address space bounds
+# the kernel memory its verbs objects hold, which no cgroup counts: with
+# its user memory, at most 256 MiB of a guest that has about 400 MiB
+# free.  Past it, creating the object fails (ENOMEM), and the guest never
+# reaches its OOM killer (a few QPs of the largest size took it there, and
+# under TCG a guest busy with its OOM killer can miss its heartbeat: an
+# environment error).  A correct lab maps under 10 MiB.
+RUN_AS_KIB=262144
+# A file a run writes (the jail's -f, KiB): its output and errors, 2 MiB
+# each at most (a flood); the lab prints a few KiB.
+RUN_FILE_KIB=2048
+# A compile in a guest: its memory (MiB, the cgroup "cc") and processes
+# (the jail's -u and the cgroup's pids.max), for cc, as and ld.
+CC_MEM_MIB=192
+CC_PROCS=64
+# A compile's file size and address space (the jail's -f and -v, KiB), on
+# the host and in a guest: what it writes and the memory it takes (no
+# cgroup bounds a compile on the host) end as a compile error, never as
+# the host's trouble.
+CC_FILE_KIB=65536
+CC_AS_KIB=2000000
+# The bytes of a student's main.c that a compile reads (head -c), on the
+# host and in a guest (labgrader/unpack.py's MAIN_MAX says the same to
+# the grader's Python).
+MAIN_C_BYTES=2000000
+# The capture is one file for the boot on the host's disk.  A pairing's
+# programs may add this many MiB to it (a correct pairing adds about 30
+# KiB); past that the guests stop the students' programs of the pairing.
+# 1 MiB: a flood under TCG, with two guest pairs busy, writes about 400
+# KiB/s, and should meet the bound well before its peer gives up waiting
+# (7 s), whatever the load.
+CAPTURE_MAX_MIB=1
+# The kernel's trace of a run: its ring buffer (buffer_size_kb, KiB),
+# which drops new events when full; and the bytes of it kept where bash's
+# loadable tee is missing (head -c; labgrader/evidence/peer.py reads as
+# many).
+KTRACE_BUFFER_KIB=4096
+KTRACE_MAX_BYTES=8000000
+# A student's log.txt (grader/batch) keeps this much of each run's
+# output, errors and trace: enough to read, and a flood stays readable.
+LOG_OUT_BYTES=1000000
+LOG_ERR_BYTES=200000
+LOG_KTRACE_BYTES=1000000
 
 # --- the host (batch) ------------------------------------------------------
 # The waits above are wall time, and a guest the host starves of CPU

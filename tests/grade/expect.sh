@@ -180,6 +180,18 @@ expect_own_lines() {
 	fi
 }
 
+# limits_in TEXT: TEXT with each ${NAME} of a limit of grader/settings.sh
+# replaced by its value: a seed's text names the limit, not its number.
+limits_in() (
+	# shellcheck source=grader/settings.sh
+	. grader/settings.sh
+	local t=$1 v
+	for v in RUN_MEM_MIB RUN_PROCS CAPTURE_MAX_MIB; do
+		t=${t//"\${$v}"/${!v}}
+	done
+	printf '%s\n' "$t"
+)
+
 # expect_hostile: each hostile submission gets its score and its report
 # shows its text; one that keeps full marks keeps part two's too; each
 # step its seed names (# lost: STEP...) scores 0.
@@ -188,7 +200,7 @@ expect_hostile() {
 	for f in tests/grade/hostile/*.sed; do
 		name=$(basename "$f" .sed)
 		want=$(sed -n 's/^# score: //p' "$f")
-		text=$(sed -n 's/^# text: //p' "$f")
+		text=$(limits_in "$(sed -n 's/^# text: //p' "$f")")
 		lost=$(sed -n 's/^# lost: //p' "$f")
 		two=''
 		[ "$want" != 20 ] || [ -z "$max2" ] || two=$max2

@@ -981,12 +981,14 @@ u_jail_compile() {
 		--clear-groups)
 	# shellcheck disable=SC2016 # expanded by that bash
 	"${run_as[@]}" bash -c '
+		. grader/settings.sh
 		. grader/guest/compile.sh
 		LAB_CFLAGS=$(sed -n "s/^LAB_CFLAGS := //p" lab/flags.mk)
 		LAB_LDLIBS=$(sed -n "s/^LAB_LDLIBS := //p" lab/flags.mk)
 		for k in ok bad; do
 			compile_job "$1/$k" "$1/res-$k" out/tools/jail host \
-				"$1/$k" out/tools "$PWD" 60 -f 65536 -v 2000000
+				"$1/$k" out/tools "$PWD" 60 -f "$CC_FILE_KIB" \
+				-v "$CC_AS_KIB"
 		done
 		out/tools/jail host "$1/ok" out/tools "$PWD" 60 \
 			sh -c "ls /etc; id -G" >"$1/etc"' bash "$cj" \

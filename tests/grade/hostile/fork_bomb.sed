@@ -1,6 +1,7 @@
 # Forks without end in open_device: the cgroup of its run refuses its
-# 16th process (the jail's own counted), the guest stops it when it has
-# been silent too long, and the hint names what it exhausted.
+# RUN_PROCS-th process (grader/settings.sh; the jail's own counted), the
+# guest stops it when it has been silent too long, and the hint names
+# what it exhausted.
 # score: 18
-# text: exhausted its processes \(16, the jail.s own included: a fork failed\) in step open_device
+# text: exhausted its processes \(${RUN_PROCS}, the jail.s own included: a fork failed\) in step open_device
 s|^\t/\* BEGIN SOLUTION open_device \*/$|&\n\tfor (;;)\n\t\tfork();|
