@@ -59,7 +59,8 @@ if LAB_DIST_UNCOMMITTED=1 make -s dist >"$t_tmp/dist.log" 2>&1 &&
 	h=$h/rdma-lab
 	leak=$( (ls -d "$h/solution" "$h/tests" \
 		"$h/docs/grading.md" "$h/docs/answers.md" 2>/dev/null
-		grep -rl 'BEGIN SOLUTION\|return lab_recv_write_done(ctx);' "$h") |
+		grep -rl --include='*.[ch]' --include='*.md' \
+			'BEGIN SOLUTION\|return lab_recv_write_done(ctx);' "$h") |
 		head -3)
 	if [ -z "$leak" ] && [ -x "$h/grader/reference/rdma-lab" ]; then
 		ok "make dist: no solution source, the reference as a binary"
