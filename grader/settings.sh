@@ -161,8 +161,8 @@ CC_PROCS=64
 CC_FILE_KIB=65536
 CC_AS_KIB=2000000
 # The bytes of a student's main.c that a compile reads (head -c), on the
-# host and in a guest (labgrader/unpack.py's MAIN_MAX says the same to
-# the grader's Python).
+# host and in a guest, and the grader's Python reads (labgrader/unpack.py,
+# through lab.py's SETTINGS).
 MAIN_C_BYTES=2000000
 # The capture is one file for the boot on the host's disk.  A pairing's
 # programs may add this many MiB to it (a correct pairing adds about 30
@@ -174,7 +174,7 @@ CAPTURE_MAX_MIB=1
 # The kernel's trace of a run: its ring buffer (buffer_size_kb, KiB),
 # which drops new events when full; and the bytes of it kept where bash's
 # loadable tee is missing (head -c; labgrader/evidence/peer.py reads as
-# many).
+# many, through lab.py's SETTINGS).
 KTRACE_BUFFER_KIB=4096
 KTRACE_MAX_BYTES=8000000
 # A student's log.txt (grader/batch) keeps this much of each run's

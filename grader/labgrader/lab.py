@@ -14,6 +14,18 @@ HERE = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 LAB = os.path.join(HERE, "..", "lab")
 
 
+def read_settings(path=os.path.join(HERE, "settings.sh")):
+    """The whole-number settings of grader/settings.sh (NAME=DIGITS at a
+    line's start), the one home of a run's limits, for the Python side
+    (the shell sources the file)."""
+    with open(path, encoding="utf-8") as f:
+        return {m.group(1): int(m.group(2)) for m in
+                re.finditer(r"^([A-Z][A-Z0-9_]*)=(\d+)$", f.read(), re.M)}
+
+
+SETTINGS = read_settings()
+
+
 def read_steps(path=os.path.join(LAB, "steps.h"), kind="LAB_STEP"):
     """[(step, points, part)] and LAB_PARTS from lab/steps.h, the one home
     of the step list and of the parts a course does; kind="LAB_CHECK":

@@ -12,13 +12,14 @@ import struct
 import tarfile
 import zipfile
 
+from .lab import SETTINGS
 from .text import safe
 
 
 # What the host reads of one submission.  Honest ones are far below each
 # limit (a lab folder is a few files, its main.c some 20 KB); without them
 # a small archive of 200,000 empty members cost 176 MB and 3.5 s, linearly.
-MAIN_MAX = 2000000       # main.c itself, as the host's compile reads it
+MAIN_MAX = SETTINGS["MAIN_C_BYTES"]  # main.c, as every compile reads it
 MEMBERS_MAX = 10000      # entries examined: a folder's or an archive's
 BYTES_MAX = 20000000     # bytes read from one archive, decompressed
 SECONDS_MAX = 5          # to read one submission

@@ -5,7 +5,7 @@ import re
 
 from .kernel import kmade, parse_ktrace
 from ..codes import WAIT_CODES, known, split_code
-from ..lab import POINTS, STEP_NAMES
+from ..lab import POINTS, SETTINGS, STEP_NAMES
 from ..text import kv, num, read
 from ..verbs import QPS_RTR
 
@@ -110,7 +110,8 @@ class Side:
         self.steps, self.fails, self.codes, self.hints = parse_output(
             self.out, self.err)
         self.trace = parse_ktrace(read(os.path.join(pdir, side +
-                                                    ".ktrace"), 8000000))
+                                                    ".ktrace"),
+                                       SETTINGS["KTRACE_MAX_BYTES"]))
 
     def line(self, step):
         return self.steps.get(step, (None, {}, None))
