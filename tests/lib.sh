@@ -197,17 +197,20 @@ need() {
 
 # check NAME CMD...: passes when CMD exits 0; its output is the evidence.
 # Runs only when NAME is chosen (LAB_TEST_ONLY, above), or in a section.
+# A section of one check: the choice by name is section's alone.
 check() {
-	local name=$1 in=$t_in
+	section "$1" t_check "$@"
+}
+
+# t_check NAME CMD...: check's verdict on CMD.
+t_check() {
+	local name=$1
 	shift
-	t_chosen "$name" || return 0
-	t_in=${t_in:-$name}
 	if "$@" >"$t_tmp/check.log" 2>&1; then
 		ok "$name"
 	else
 		fail "$name" "$t_tmp/check.log"
 	fi
-	t_in=$in
 }
 
 # expect_in FILE PATTERN: FILE has a line matching the extended regex.
