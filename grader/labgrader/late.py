@@ -30,6 +30,7 @@ there a status 12 is the program's.
 from .evidence.kernel import kmade
 from .evidence.peer import connections
 from .evidence.wire import psn_after
+from .lab import read_define
 from .text import num
 from .verbs import OP_RESPONSE, QPS_RTS, WC_RETRY_EXC_ERR
 
@@ -44,6 +45,11 @@ def budget_s(timeout, retry_cnt):
     if not timeout:
         return None
     return (retry_cnt + 1) * 4.096e-6 * (1 << timeout)
+
+
+# The reference's QP has lab.h's timer: about 0.94 s.
+REF_BUDGET_S = budget_s(read_define("LAB_QP_TIMEOUT"),
+                        read_define("LAB_QP_RETRY_CNT"))
 
 
 def student_gave_up(X):
@@ -67,12 +73,12 @@ def student_gave_up(X):
 
 def ref_gave_up(X):
     """The same for the reference side X: its own lines (trusted) and
-    lab.h's timer (a budget of about 0.94 s)."""
+    lab.h's timer (REF_BUDGET_S)."""
     if "WC_RETRY_EXC_ERR" not in X.codes.values():
         return None
     q = num(X.val("create_resources", "qpn"))
     peer = num(X.val("exchange", "remote_qpn"))
-    return (q, peer, 1.0) if None not in (q, peer) else None
+    return (q, peer, REF_BUDGET_S) if None not in (q, peer) else None
 
 
 def gave_up(X):
