@@ -174,8 +174,7 @@ if wait_file "$out2/students/r1/result.json" 300; then
 		fail "kill -9 of grade-all left processes behind"
 		pkill -9 -f "grader/batch $out2"
 	fi
-	# Students' results, not their rounds' (a kill as a judged student's
-	# rounds are planned may leave round-1/ beside a full-marks result).
+	# Students' results, not their rounds'.
 	done_before=$(find "$out2/students" -mindepth 2 -maxdepth 2 \
 		-name result.json | wc -l)
 	grader/grade-all --out "$out2" "$subs2" >"$t_tmp/resumed.log" 2>&1
