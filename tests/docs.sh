@@ -47,6 +47,21 @@ outcomes_notice() {
 check "a status changed in troubleshooting.md fails the outcomes check, naming the seed" \
 	outcomes_notice
 
+# The limits docs/grading.md quotes are grader/settings.sh's, and a
+# setting changed there without the text fails, naming it.
+check "the limits docs/grading.md quotes are grader/settings.sh's" \
+	python3 tests/docs_check.py limits grader/settings.sh docs/grading.md
+limits_notice() {
+	sed 's/^RUN_MEM_MIB=.*/RUN_MEM_MIB=96/' grader/settings.sh \
+		>"$t_tmp/settings.sh"
+	! python3 tests/docs_check.py limits "$t_tmp/settings.sh" \
+		docs/grading.md >"$t_tmp/limits.txt" &&
+		grep -q 'exhausted its memory (96 MiB).*RUN_MEM_MIB' \
+			"$t_tmp/limits.txt"
+}
+check "a limit changed in settings.sh fails the limits check, naming it" \
+	limits_notice
+
 # The answer key's facts (frames, opcodes, PSNs, MSNs, ports, bytes) are
 # what tshark reads from the recorded captures; its quoted step lines are
 # held by docs/runs/sync above.

@@ -48,6 +48,9 @@
         each home's README (vm/, grader/, release/, tests/) has a row for
         each of its files and names none that is not there; the README's
         layout and docs/grading.md's modules match the tree
+    docs_check.py limits SETTINGS FILE.md
+        every limit of a run and a compile that FILE quotes (the phrases
+        of docscheck/limits.py) has SETTINGS' value (grader/settings.sh)
     docs_check.py scripts
         every executable outside tests/ answers --help with its header
         (status 0), and the guest-only scripts refuse to run on a host
@@ -65,6 +68,7 @@ from docscheck.handout import handout  # noqa: E402
 from docscheck.homes import homes, scripts  # noqa: E402
 from docscheck.icrc import icrc  # noqa: E402
 from docscheck.lines import failures, shapes  # noqa: E402
+from docscheck.limits import limits  # noqa: E402
 from docscheck.links import links  # noqa: E402
 from docscheck.outcomes import outcomes  # noqa: E402
 from docscheck.prose import prose  # noqa: E402
@@ -91,6 +95,7 @@ COMMANDS = {
     "handout": lambda args: handout(args[0]),
     "homes": homes,
     "scripts": scripts,
+    "limits": limits,
 }
 
 

@@ -129,7 +129,7 @@ HINTS = {
     "lab_send_write_done()",
     "no_notice": "the write notice never went: send it with "
     "lab_send_write_done() once the WRITE's completion is taken",
-    "peer_adv": "the WRITE used what the peer advertised, and the "
+    "peer_adv": "the %s used what the peer advertised, and the "
     "peer's advertisement was wrong: see its exchange step",
     "adv_wrong": "the MR and QP allow REMOTE_WRITE, but the rkey or "
     "address you advertised is not your MR's: see the exchange step",

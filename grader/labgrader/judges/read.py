@@ -91,7 +91,7 @@ def client(ev, c):
             c.hint = local_protection_hint(ev, (WR_RDMA_READ,))
         elif S.failed("read", "WC_REM_ACCESS_ERR") and \
                 P.who == "student" and good_mr(reads, mrs):
-            c.hint = hint("peer_adv").replace("WRITE", "READ")
+            c.hint = hint("peer_adv", "READ")
         elif S.failed("read", "WC_REM_ACCESS_ERR"):
             c.hint = posted_hint(ev, (WR_RDMA_READ,))
         elif S.failed("read", "WC_REM_INV_REQ_ERR"):

@@ -94,7 +94,7 @@ def client(ev, c):
            num(S.val("exchange", "remote_rkey")))
     if refused and first and P.who == "student" and \
             first[0]["reth"][:2] == adv:
-        c.hint = hint("peer_adv")
+        c.hint = hint("peer_adv", "WRITE")
     elif refused and c.hint is None:
         c.hint = posted_hint(ev, (WR_WRITE,))
     if wire and S.ok("write") and not writes:
