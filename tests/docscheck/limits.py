@@ -5,8 +5,10 @@ settings.sh and not in the text fails, naming the setting and the
 phrase as it should now read."""
 import re
 
-# (the settings it quotes, the phrase with {NAME} or {NAME/1024} for
-# each value): whitespace in the text counts as one space.
+from labgrader.lab import read_settings
+
+# Each phrase with {NAME}, {NAME/1024} or {NAME+NAME} for the values it
+# quotes: whitespace in the text counts as one space.
 PHRASES = [
     "runs with `-t {PROG_TIMEOUT_DEFAULT}`, the reference with "
     "`-t {PROG_TIMEOUT_DEFAULT+REF_WAIT_SLACK_S}`",
@@ -29,17 +31,6 @@ PHRASES = [
     "its reference peer gives up after "
     "{PROG_TIMEOUT_DEFAULT+REF_WAIT_SLACK_S} s",
 ]
-
-
-def read_settings(path):
-    """NAME=NUMBER lines of a settings file, as ints."""
-    out = {}
-    with open(path) as f:
-        for line in f:
-            m = re.match(r"^([A-Z_0-9]+)=(\d+)\s*$", line)
-            if m:
-                out[m.group(1)] = int(m.group(2))
-    return out
 
 
 def fill(phrase, settings):
