@@ -311,23 +311,37 @@ run_lab() {
 	for r in $runs; do
 		(run_lab "$r") &
 	done
-	# While every pair is up, note the wire ports of all guests: they must
-	# all differ (on this kernel, clashing ports only sometimes cross).
-	# Only these runs' guests (their run folders are in $t_tmp): other
-	# groups' guests may be up too.
-	for _ in $(seq 150); do
+	# While the pairs run, note each guest's wire port (pid and port):
+	# the guests up at one moment must never share a port (on this
+	# kernel, clashing ports only sometimes cross).  Only these runs'
+	# guests (their run folders are in $t_tmp): other groups' guests may
+	# be up too.  Sampled until every run has ended, not for a fixed
+	# time: on a slow host a pair may end before another has booted.
+	: >"$t_tmp/ports"
+	port_re='127\.0\.0\.1:\([0-9]*\)'
+	for _ in $(seq 3000); do
+		[ -n "$(jobs -rp)" ] || break
 		pgrep -a qemu-system | grep -F "$t_tmp/" |
-			grep -o 'localaddr=127.0.0.1:[0-9]*' | sort >"$t_tmp/ports"
-		[ "$(wc -l <"$t_tmp/ports")" -lt "$guests" ] || break
+			sed -n "s/^\([0-9]*\) .*localaddr=$port_re.*/\1 \2/p" \
+			>"$t_tmp/live"
+		if [ -n "$(cut -d' ' -f2 "$t_tmp/live" | sort | uniq -d)" ]; then
+			{ echo clash; cat "$t_tmp/live"; } >>"$t_tmp/ports"
+		fi
+		echo "live $(wc -l <"$t_tmp/live")" >>"$t_tmp/ports"
+		cat "$t_tmp/live" >>"$t_tmp/ports"
 		sleep 0.2
 	done
 	wait
 ) 9>"$t_lock"
-if [ "$(sort -u "$t_tmp/ports" | wc -l)" -ge "$guests" ]; then
-	ok "runs at once: $guests guests up together, each on its own" \
-		"wire port"
+pids=$(grep '^[0-9]' "$t_tmp/ports" | cut -d' ' -f1 | sort -u | wc -l)
+most=$(sed -n 's/^live //p' "$t_tmp/ports" | sort -n | tail -1)
+if ! grep -q '^clash' "$t_tmp/ports" && [ "$pids" -ge "$guests" ] &&
+	[ "${most:-0}" -ge 4 ]; then
+	ok "runs at once: $guests guests, up to $most together, each on its" \
+		"own wire port"
 else
-	fail "runs at once: the guests' wire ports clash or were not seen" \
+	why="clashed, or fewer than $guests guests ($pids) or than 4 at once"
+	fail "runs at once: the guests' wire ports $why (${most:-0}) were seen" \
 		"$t_tmp/ports"
 fi
 why=''
