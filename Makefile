@@ -80,7 +80,7 @@ lab:
 	else mv "$$t" lab/main.c; fi
 
 unit: all
-	bash tests/unit/run.sh
+	bash tests/unit.sh
 
 format:
 	clang-format -i solution/main.c lab/lab.h lab/support.c lab/driver.c
@@ -132,7 +132,7 @@ run: deps
 # only: instructor
 # Packages first: on a fresh machine even the compiler may be missing.
 # The platforms group's own (vm/deps --platforms) it installs itself,
-# beside the other groups (tests/platforms.sh).
+# beside the other groups (tests/platforms/platforms.sh).
 test:
 	vm/deps --tests
 	$(MAKE) all

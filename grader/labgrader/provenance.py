@@ -13,7 +13,8 @@ from .lab import HERE, LAB
 # and whose lab/main.c and reference differ from this tree's): the
 # judges, the steps and codes, the pairings and the grader's settings.
 # The guests' scripts decide too, but they are stamped by the judges'
-# recording (tests/judges/record), whose re-record changes these as well.
+# recording (tests/grader/judges/record), whose re-record changes these as
+# well.
 GRADER_GLOBS = ("grader.py", "labgrader/*.py", "labgrader/*/*.py",
                 "pairings.tsv", "settings.sh")
 LAB_FILES = ("steps.h", "codes.h")

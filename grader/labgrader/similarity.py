@@ -7,7 +7,7 @@ each source first, so that two students who changed little are not a
 "pair".  It flags for a person to read; it never changes a grade.
 
 Measured here (2026-11-28, sim_c 3.0.2, -r 24): a renamed and reformatted
-copy of solution/main.c is 98 % of it; tests/grade/alt.c (expanded by
+copy of solution/main.c is 98 % of it; tests/grader/seeds/alt.c (expanded by
 mkalt.py), an independent correct solution, is 22 % of it and it 13 % of
 alt.c: the threshold sits between, at THRESHOLD."""
 import hashlib

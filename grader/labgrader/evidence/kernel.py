@@ -9,7 +9,7 @@ from ..verbs import SEND_SIGNALED, WC_RDMA_WRITE, WC_RECV, WR_COMPLETION
 
 
 def parse_trace(text):
-    """The in-process tracer's lines (tests/tools/tracer.c), which only
+    """The in-process tracer's lines (tests/lab/tracer.c), which only
     the fault tests read (grader.py leaks): never evidence for grading."""
     ev = []
     for line in (text or "").splitlines():

@@ -54,7 +54,8 @@ def roce_frames(data):
     """(frame number, src, dst, IP header, UDP header to the frame's end,
     BTH to the ICRC's end) of each RoCEv2 packet (UDP port 4791 over IPv4
     or IPv6) of a pcap file's bytes, its ICRC not checked: the docs'
-    check of the ICRC's masks (tests/docscheck/icrc.py) reads them too."""
+    check of the ICRC's masks (tests/docs/docscheck/icrc.py) reads them
+    too."""
     for n, (_, _, frame) in enumerate(pcap_records(data), 1):
         if len(frame) < 14:
             continue

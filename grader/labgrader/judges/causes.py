@@ -1,7 +1,7 @@
 """The hint of a failed step that no judge explained, from its FAIL line's
 code (lab/codes.h) and the evidence around it: the call the kernel's
 trace shows refused, what the peer did.  Every code has its hint here
-(tests/unit/codes_check.py holds CODE_HINTS to lab/codes.h), so that a
+(tests/lab/codes_check.py holds CODE_HINTS to lab/codes.h), so that a
 failure whose cause is known never gets the generic one: "a completion
 failed" was once told of a bad length, a closed peer, teardown's
 pointers and an opcode the driver refused (issue 25)."""

@@ -1,0 +1,83 @@
+#!/bin/bash
+# Every judge on recorded evidence, with no guests: the raw evidence of a batch
+# graded in the guests (tests/grader/judges/recorded.tar.xz: the reference, the
+# skeleton, alt.c, ext.c, every mistake and hostile seed) is judged again by
+# grader.py analyze and show, with QEMU absent from PATH, and the grades are
+# held to what the seeds declare (tests/grader/seeds/expect.sh, the checks of
+# tests/grader/grade.sh) and to the verdicts recorded
+# (tests/grader/judges/verdicts.tsv: any change of a score or a hint fails
+# until that file is made again, tests/grader/judges/record --verdicts, and
+# its diff shows the change).  The recording must be of this tree's sources
+# (tests/grader/judges/sources.sha256): re-record when what runs in the
+# guests or a submission changes,
+# JUDGES_RECORD=1 tests/run grade (tests/grader/judges/record says more).
+set -u
+# shellcheck source=tests/lib.sh
+. "$(dirname "$0")/../lib.sh"
+# shellcheck source=tests/grader/seeds/expect.sh
+. tests/grader/seeds/expect.sh
+
+out=$t_tmp/graded
+start=$SECONDS
+# No QEMU: the judges need no guest.  No tshark either: it only draws the
+# wire summary a student's report shows, which is never judged, and its
+# start for each failed pairing cost 40 s over the recording.
+mapfile -t qemus < <(compgen -c qemu | sort -u)
+nopath=$(path_without tshark "${qemus[@]}")
+if PATH=$nopath tests/grader/judges/record --judge "$out" >"$t_tmp/judge.log" 2>&1
+then
+	ok "judged $(find "$out/students" -name result.json | wc -l)" \
+		"recorded submissions without guests in $((SECONDS - start)) s"
+else
+	fail "the recording judged again" "$t_tmp/judge.log"
+fi
+
+stale=$(tests/grader/judges/record --stale 2>&1)
+if [ -z "$stale" ]; then
+	ok "the recording is of this tree's guest code and submissions"
+else
+	echo "$stale" >"$t_tmp/stale.txt"
+	fail "the recording is stale: $(echo "$stale" | wc -l) source(s)\
+ changed since (re-record: JUDGES_RECORD=1 tests/run grade)" \
+		"$t_tmp/stale.txt"
+fi
+
+expect_init "$out"
+# The verdicts recorded, step by step (expect_init's steps.tsv).
+if diff -u tests/grader/judges/verdicts.tsv "$t_tmp/steps.tsv" \
+	>"$t_tmp/verdicts.diff"; then
+	ok "$(wc -l <"$t_tmp/steps.tsv") verdicts and hints as recorded"
+else
+	fail "verdicts or hints differ from tests/grader/judges/verdicts.tsv\
+ (deliberate? tests/grader/judges/record --verdicts)" "$t_tmp/verdicts.diff"
+fi
+expect_full reference alt ext
+expect_skeleton
+expect_mistakes "$out"/recorded/reference/res/reference/p*/*.ktrace
+expect_own_lines
+expect_hostile
+
+# The course layer over these grades (tests/grader/course_check.py): the LMS's
+# layouts in and out, regrades by content, class statistics, the HTML
+# report in headless Chromium, similarity.  Its grade-all runs find
+# every grade standing: no guest, and no QEMU on their PATH.
+PATH=$nopath python3 tests/grader/course_check.py "$out" >"$t_tmp/course.out" 2>&1
+rc=$?
+cp "$t_tmp/course.out" "$t_tmp/course.log"
+# checklib's lines: "ok   NAME", "FAIL NAME: why", "SKIP: reason".
+while IFS= read -r line; do
+	case "$line" in
+	"ok "*)
+		line=${line#ok }
+		ok "${line#"${line%%[! ]*}"}"
+		;;
+	"FAIL "*) fail "${line#FAIL }" "$t_tmp/course.log" ;;
+	"SKIP: "*) skip "${line#SKIP: }" ;;
+	esac
+done <"$t_tmp/course.out"
+if [ "$rc" != 0 ] && ! grep -q '^FAIL ' "$t_tmp/course.out"; then
+	fail "tests/grader/course_check.py: status $rc without a FAIL line" \
+		"$t_tmp/course.out"
+fi
+
+summary
