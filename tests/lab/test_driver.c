@@ -3,12 +3,14 @@
  * hints: a step prints its "ok" line or its "FAIL" line, never both
  * (docs/protocol.md, "Step lines"), and a bad -i gets a hint.  No RDMA
  * device is needed: the checks run on a hand-filled ctx.  Prints one
- * "ok name" or "FAIL name: why" line per check.
+ * "ok name" or "FAIL name: why" line per check; LAB_TEST_ONLY,
+ * LAB_TEST_SKIP and LAB_TEST_LIST choose them by name (checks.h).
  */
 #include "../../lab/support.c"
 #define main lab_driver_main
 #include "../../lab/driver.c"
 #undef main
+#include "checks.h"
 
 #include <sys/wait.h>
 
@@ -21,8 +23,6 @@
 	}
 #include "../../lab/steps.h"
 #undef LAB_STEP
-
-static int failures;
 
 /* What one call printed: its status and both streams. */
 struct captured {
@@ -93,15 +93,11 @@ static void expect_fail_only(const char *name, int (*fn)(struct lab_ctx *),
 	struct captured c;
 
 	capture(fn, ctx, &c);
-	if (c.ret == -1 && !c.out[0] && count_lines(c.err) == 1 &&
-	    strstr(c.err, " FAIL: ") && strstr(c.err, reason) &&
-	    ends_with_code(c.err, code)) {
-		printf("ok   %s\n", name);
-		return;
-	}
-	printf("FAIL %s: status %d, stdout '%s', stderr '%s'\n", name, c.ret,
-	       c.out, c.err);
-	failures++;
+	check_line(c.ret == -1 && !c.out[0] && count_lines(c.err) == 1 &&
+			   strstr(c.err, " FAIL: ") && strstr(c.err, reason) &&
+			   ends_with_code(c.err, code),
+		   name, "status %d, stdout '%s', stderr '%s'", c.ret, c.out,
+		   c.err);
 }
 
 static void client(struct lab_ctx *ctx, const char *step)
@@ -138,13 +134,10 @@ static void expect_code(const char *name, int (*fn)(struct lab_ctx *),
 	struct captured c;
 
 	capture(fn, ctx, &c);
-	if (c.ret == -1 && count_lines(c.err) == 1 &&
-	    strstr(c.err, " FAIL: ") && ends_with_code(c.err, code)) {
-		printf("ok   %s\n", name);
-		return;
-	}
-	printf("FAIL %s: stderr '%s'\n", name, c.err);
-	failures++;
+	check_line(c.ret == -1 && count_lines(c.err) == 1 &&
+			   strstr(c.err, " FAIL: ") &&
+			   ends_with_code(c.err, code),
+		   name, "stderr '%s'", c.err);
 }
 
 /* Every status and errno of lab/codes.h maps to its own code, and each
@@ -165,12 +158,7 @@ static void codes(void)
 #undef LAB_CODE
 #undef LAB_WC
 #undef LAB_ERRNO
-	if (bad) {
-		printf("FAIL codes_wc_errno_names: %d wrong\n", bad);
-		failures++;
-	} else {
-		printf("ok   codes_wc_errno_names\n");
-	}
+	check_line(!bad, "codes_wc_errno_names", "%d wrong", bad);
 	client(&ctx, "send");
 	expect_code("codes_student", student_fail, &ctx, "STUDENT");
 	expect_code("codes_errno_other", unknown_errno, &ctx, "ERRNO_OTHER");
@@ -242,15 +230,14 @@ int main(void)
 	client(&ctx, "open_device");
 	ctx.opt.ib_port = 2;
 	capture(query_port_einval, &ctx, &c);
-	if (c.ret == -1 && !c.out[0] && count_lines(c.err) == 2 &&
-	    strstr(c.err, "lab open_device FAIL: ibv_query_port failed: "
-			  "Invalid argument (errno 22) code=ERRNO_EINVAL\n") &&
-	    strstr(c.err, "lab open_device hint: -i 2: ")) {
-		printf("ok   query_port_einval_hint\n");
-	} else {
-		printf("FAIL query_port_einval_hint: stderr '%s'\n", c.err);
-		failures++;
-	}
+	check_line(
+		c.ret == -1 && !c.out[0] && count_lines(c.err) == 2 &&
+			strstr(c.err,
+			       "lab open_device FAIL: ibv_query_port failed: "
+			       "Invalid argument (errno 22) "
+			       "code=ERRNO_EINVAL\n") &&
+			strstr(c.err, "lab open_device hint: -i 2: "),
+		"query_port_einval_hint", "stderr '%s'", c.err);
 	codes();
-	return failures ? 1 : 0;
+	return checks_done("test_driver");
 }

@@ -1,22 +1,17 @@
 /*
  * Host-side unit tests for the pure parts of lab/support.c: the exchange
  * message and the GID choice.  No RDMA device is needed.  Prints one
- * "ok name" or "FAIL name: why" line per check.
+ * "ok name" or "FAIL name: why" line per check; LAB_TEST_ONLY,
+ * LAB_TEST_SKIP and LAB_TEST_LIST choose them by name (checks.h).
  */
 #include "../../lab/support.c"
+#include "checks.h"
 
 #include <sys/wait.h>
 
-static int failures;
-
 static void check(bool cond, const char *name, const char *why)
 {
-	if (cond) {
-		printf("ok   %s\n", name);
-	} else {
-		printf("FAIL %s: %s\n", name, why);
-		failures++;
-	}
+	check_line(cond, name, "%s", why);
 }
 
 static const struct lab_dest sample = {
@@ -283,5 +278,5 @@ int main(void)
 	test_gid_choice();
 	test_helpers();
 	test_tcp();
-	return failures ? 1 : 0;
+	return checks_done("test_unit");
 }

@@ -347,6 +347,7 @@ u_clang_format() {
 	if command -v clang-format >/dev/null 2>&1; then
 	for f in solution/main.c lab/main.c lab/*.h lab/support.c \
 		lab/driver.c tests/lab/test_unit.c tests/lab/test_driver.c \
+		tests/lab/checks.h \
 		tests/lab/fuzz_wire.c tests/grader/jail_probe.c grader/guest/*.c; do
 		if clang-format --dry-run --Werror "$f" >"$BIN/fmt.err" 2>&1; then
 			ok "clang_format_$(echo "$f" | tr '/.' '__')"
