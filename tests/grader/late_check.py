@@ -1,22 +1,23 @@
 """labgrader/late.py: a requester's status 12 is the machine's only when
 its peer answered its last request and its own timer budget was a fair
-one.  Over real pairings (tests/grader/late/README).  One "ok NAME" or
-"FAIL NAME: why" line per check."""
+one.  Over real pairings (tests/grader/late/README).
+
+Runs alone (python3 -m unittest late_check, from tests/grader, or
+python3 tests/grader/late_check.py) or in tests/unit.sh, which reads
+its "ok NAME" / "FAIL NAME: why" lines."""
 import os
 import sys
 
-sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "..",
-                                "grader"))
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(HERE, "..", "..", "grader"))
+sys.path.insert(0, os.path.dirname(HERE))  # tests/checklib.py
+import checklib  # noqa: E402
 from labgrader import late  # noqa: E402
 from labgrader.evidence.peer import Side, parse_facts  # noqa: E402
 from labgrader.evidence.wire import parse_pcap  # noqa: E402
 from labgrader.text import read  # noqa: E402
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
-                                ".."))  # tests/checklib.py
-from checklib import check, done  # noqa: E402
-
-SEEDS = os.path.join(os.path.dirname(__file__), "late")
+SEEDS = os.path.join(HERE, "late")
 
 
 def seed(name, client="student"):
@@ -29,52 +30,100 @@ def seed(name, client="student"):
     return pair, parse_pcap(os.path.join(d, "p2.pcap")), facts
 
 
-pair, packets, facts = seed("ack-late")
-why = late.retries_ran_out("p2", pair, packets, facts, None)
-check("late_ack_is_the_machines",
-      why and "acknowledged PSN" in why and "0.94 s" in why, why)
-gave = late.student_gave_up(pair["client"])
-check("late_budget_from_the_kernels_rts", gave and gave[2] and
-      abs(gave[2] - 7 * 4.096e-6 * (1 << 15)) < 1e-9, gave)
+class AckLate(checklib.Case):
+    """The server acknowledged what the client's QP gave up on."""
+    # A failure's text is the check's own why, as checklib's lines had
+    # it, not unittest's repr of the operands before it.
+    longMessage = False
 
-# The same run, its QP's timer as the kernel saw it made short: the
-# program's own gamble, whatever the ACKs did.
-for e in pair["client"].calls("k_modify"):
-    e["timeout"] = "12"
-why = late.retries_ran_out("p2", pair, packets, facts, None)
-check("late_short_budget_is_the_programs", why is None, why)
+    @classmethod
+    def setUpClass(cls):
+        # As recorded; a test that changes the pairing reads its own.
+        cls.pair, cls.packets, cls.facts = seed("ack-late")
 
-# The student's own FAIL line names nothing here: only its kernel's
-# completion counts (a line that claims status 12 earns no retry).
-pair, packets, facts = seed("ack-late")
-pair["client"].trace = [e for e in pair["client"].trace
-                        if e["_fn"] != "kwc"]
-why = late.retries_ran_out("p2", pair, packets, facts, None)
-check("late_needs_the_kernels_status", why is None, why)
+    def test_late_ack_is_the_machines(self):
+        why = late.retries_ran_out("p2", self.pair, self.packets,
+                                   self.facts, None)
+        self.assertTrue(why, why)
+        self.assertIn("acknowledged PSN", why, why)
+        self.assertIn("0.94 s", why, why)
 
-# The reference as the client: its own line is trusted.
-pair, packets, facts = seed("ack-late", client="ref")
-why = late.retries_ran_out("p2", pair, packets, facts, None)
-check("late_reference_client", why and "client's QP" in why, why)
+    def test_late_budget_from_the_kernels_rts(self):
+        gave = late.student_gave_up(self.pair["client"])
+        self.assertTrue(gave, gave)
+        self.assertTrue(gave[2], gave)
+        self.assertLess(abs(gave[2] - 7 * 4.096e-6 * (1 << 15)), 1e-9,
+                        gave)
 
-pair, packets, facts = seed("no-answer")
-check("late_no_answer_is_the_programs",
-      late.student_gave_up(pair["client"]) and
-      late.retries_ran_out("p2", pair, packets, facts, None) is None,
-      late.student_gave_up(pair["client"]))
-# No answer, but a guest of the pairing waited for a CPU as long as
-# the client's whole budget (0.94 s): the host's samples explain the
-# silence.  A quiet host's 0.15 s of waiting does not.
-busy = {"window": 6.0, "server": [0.6, 2.5], "client": [0.9, 1.0]}
-why = late.retries_ran_out("p2", pair, None, facts, busy)
-check("late_starved_guest_is_the_machines",
-      why and "server guest waited 2.5 s" in why, why)
-quiet = {"window": 1.2, "server": [0.5, 0.15], "client": [0.6, 0.1]}
-check("late_quiet_host_is_the_programs",
-      late.retries_ran_out("p2", pair, None, facts, quiet) is None)
-check("late_no_samples_is_nothing",
-      late.retries_ran_out("p2", pair, None, facts, None) is None)
-# Without the capture nothing is known.
-check("late_no_capture_is_nothing",
-      late.retries_ran_out("p2", pair, None, facts, None) is None)
-done()
+    def test_late_short_budget_is_the_programs(self):
+        # The same run, its QP's timer as the kernel saw it made short:
+        # the program's own gamble, whatever the ACKs did.
+        pair, packets, facts = seed("ack-late")
+        for e in pair["client"].calls("k_modify"):
+            e["timeout"] = "12"
+        why = late.retries_ran_out("p2", pair, packets, facts, None)
+        self.assertIsNone(why, why)
+
+    def test_late_needs_the_kernels_status(self):
+        # The student's own FAIL line names nothing here: only its
+        # kernel's completion counts (a line that claims status 12 earns
+        # no retry).
+        pair, packets, facts = seed("ack-late")
+        pair["client"].trace = [e for e in pair["client"].trace
+                                if e["_fn"] != "kwc"]
+        why = late.retries_ran_out("p2", pair, packets, facts, None)
+        self.assertIsNone(why, why)
+
+    def test_late_reference_client(self):
+        # The reference as the client: its own line is trusted.
+        pair, packets, facts = seed("ack-late", client="ref")
+        why = late.retries_ran_out("p2", pair, packets, facts, None)
+        self.assertTrue(why, why)
+        self.assertIn("client's QP", why, why)
+
+
+class NoAnswer(checklib.Case):
+    """Status 12 and nothing answered: the machine's only when the host's
+    samples explain the silence."""
+    longMessage = False  # the check's why alone, as in AckLate
+
+    @classmethod
+    def setUpClass(cls):
+        cls.pair, cls.packets, cls.facts = seed("no-answer")
+
+    def test_late_no_answer_is_the_programs(self):
+        gave = late.student_gave_up(self.pair["client"])
+        self.assertTrue(gave, gave)
+        self.assertIsNone(late.retries_ran_out("p2", self.pair,
+                                               self.packets, self.facts,
+                                               None), gave)
+
+    def test_late_starved_guest_is_the_machines(self):
+        # No answer, but a guest of the pairing waited for a CPU as long
+        # as the client's whole budget (0.94 s): the host's samples
+        # explain the silence.
+        busy = {"window": 6.0, "server": [0.6, 2.5], "client": [0.9, 1.0]}
+        why = late.retries_ran_out("p2", self.pair, None, self.facts, busy)
+        self.assertTrue(why, why)
+        self.assertIn("server guest waited 2.5 s", why, why)
+
+    def test_late_quiet_host_is_the_programs(self):
+        # A quiet host's 0.15 s of waiting does not.
+        quiet = {"window": 1.2, "server": [0.5, 0.15],
+                 "client": [0.6, 0.1]}
+        self.assertIsNone(late.retries_ran_out("p2", self.pair, None,
+                                               self.facts, quiet))
+
+    def test_late_no_samples_is_nothing(self):
+        self.assertIsNone(late.retries_ran_out("p2", self.pair, None,
+                                               self.facts, None))
+
+    def test_late_no_capture_is_nothing(self):
+        # Without the capture nothing is known.  (The same call as
+        # late_no_samples_is_nothing's, as the check has always been.)
+        self.assertIsNone(late.retries_ran_out("p2", self.pair, None,
+                                               self.facts, None))
+
+
+if __name__ == "__main__":
+    checklib.run()
