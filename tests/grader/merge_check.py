@@ -1,19 +1,21 @@
 """grader/grade-all --merge (grader.py merge, labgrader/course.py) over shard
 folders as grade-all --shard writes them: every shard present merges
 with status 0; a missing shard is refused with a line that names it and
-nothing merged; a student without a grade gives status 3.  One "ok
-NAME" or "FAIL NAME: why" line per check."""
+nothing merged; a student without a grade gives status 3.
+
+Runs alone (python3 -m unittest merge_check, from tests/grader, or
+python3 tests/grader/merge_check.py) or in tests/unit.sh, which reads
+its "ok NAME" / "FAIL NAME: why" lines."""
 import json
 import os
 import subprocess
 import sys
 import tempfile
 
-G = os.path.join(os.path.dirname(__file__), "..", "..", "grader",
-                 "grader.py")
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
-                                ".."))  # tests/checklib.py
-from checklib import check, done  # noqa: E402
+HERE = os.path.dirname(os.path.abspath(__file__))
+G = os.path.join(HERE, "..", "..", "grader", "grader.py")
+sys.path.insert(0, os.path.dirname(HERE))  # tests/checklib.py
+import checklib  # noqa: E402
 
 
 def shard(top, k, n, entries, students):
@@ -42,40 +44,66 @@ def merge(top, *outs):
     return p.returncode, p.stdout + p.stderr
 
 
-with tempfile.TemporaryDirectory() as t:
-    a = shard(t, 1, 3, 5, {"ann": "ok", "dan": "ok"})
-    b = shard(t, 2, 3, 5, {"bob": "ok", "eve": "ok"})
-    c = shard(t, 3, 3, 5, {"cat": "ok"})
-    rc, text = merge(t, a, b, c)
-    rows = open(os.path.join(t, "all", "report.csv")).read().splitlines() \
-        if rc == 0 else []
-    check("merge of all 3 shards: status 0, 5 rows", rc == 0 and
-          len(rows) == 6, "status %d, %d rows: %s" % (rc, len(rows), text))
+class Merge(checklib.Case):
+    """Each test merges shards of its own into a folder of its own."""
+    # A failure's text is the check's own why (the status and what
+    # grader.py said), not unittest's repr of the operands before it.
+    longMessage = False
 
-with tempfile.TemporaryDirectory() as t:
-    a = shard(t, 1, 3, 5, {"ann": "ok", "dan": "ok"})
-    c = shard(t, 3, 3, 5, {"cat": "ok"})
-    rc, text = merge(t, a, c)
-    check("merge without shard 2/3: refused, named, nothing merged",
-          rc == 1 and "shard 2/3 of 3 missing" in text and
-          not os.path.exists(os.path.join(t, "all", "report.csv")),
-          "status %d: %s" % (rc, text))
+    def setUp(self):
+        t = tempfile.TemporaryDirectory()
+        self.addCleanup(t.cleanup)
+        self.top = t.name
 
-with tempfile.TemporaryDirectory() as t:
-    a = shard(t, 1, 2, 3, {"ann": "ok", "cat": None})
-    b = shard(t, 2, 2, 3, {"bob": "env"})
-    rc, text = merge(t, a, b)
-    check("merge with a student ungraded and one environment error: "
-          "status 3, both named",
-          rc == 3 and "cat has no grade" in text and
-          "bob has no grade" in text and "environment error" in text,
-          "status %d: %s" % (rc, text))
+    def test_merge_of_all_3_shards(self):
+        # Status 0, and the report's header and 5 rows.
+        t = self.top
+        a = shard(t, 1, 3, 5, {"ann": "ok", "dan": "ok"})
+        b = shard(t, 2, 3, 5, {"bob": "ok", "eve": "ok"})
+        c = shard(t, 3, 3, 5, {"cat": "ok"})
+        rc, text = merge(t, a, b, c)
+        rows = []
+        if rc == 0:
+            with open(os.path.join(t, "all", "report.csv")) as f:
+                rows = f.read().splitlines()
+        why = "status %d, %d rows: %s" % (rc, len(rows), text)
+        self.assertEqual(rc, 0, why)
+        self.assertEqual(len(rows), 6, why)
 
-with tempfile.TemporaryDirectory() as t:
-    a = shard(t, 1, 2, 3, {"ann": "ok"})
-    b = shard(t, 1, 2, 3, {"bob": "ok"})
-    rc, text = merge(t, a, b)
-    check("merge of the same shard twice: refused",
-          rc == 1 and "both shard 1/2" in text, "status %d: %s" % (rc, text))
+    def test_merge_without_shard_2_of_3(self):
+        # Refused, the missing shard named, nothing merged.
+        t = self.top
+        a = shard(t, 1, 3, 5, {"ann": "ok", "dan": "ok"})
+        c = shard(t, 3, 3, 5, {"cat": "ok"})
+        rc, text = merge(t, a, c)
+        why = "status %d: %s" % (rc, text)
+        self.assertEqual(rc, 1, why)
+        self.assertIn("shard 2/3 of 3 missing", text, why)
+        self.assertFalse(os.path.exists(os.path.join(t, "all",
+                                                     "report.csv")), why)
 
-done()
+    def test_merge_with_a_student_ungraded_and_an_env_error(self):
+        # A student ungraded and one with an environment error: status
+        # 3, both named.
+        t = self.top
+        a = shard(t, 1, 2, 3, {"ann": "ok", "cat": None})
+        b = shard(t, 2, 2, 3, {"bob": "env"})
+        rc, text = merge(t, a, b)
+        why = "status %d: %s" % (rc, text)
+        self.assertEqual(rc, 3, why)
+        self.assertIn("cat has no grade", text, why)
+        self.assertIn("bob has no grade", text, why)
+        self.assertIn("environment error", text, why)
+
+    def test_merge_of_the_same_shard_twice(self):
+        t = self.top
+        a = shard(t, 1, 2, 3, {"ann": "ok"})
+        b = shard(t, 1, 2, 3, {"bob": "ok"})
+        rc, text = merge(t, a, b)
+        why = "status %d: %s" % (rc, text)
+        self.assertEqual(rc, 1, why)
+        self.assertIn("both shard 1/2", text, why)
+
+
+if __name__ == "__main__":
+    checklib.run()
