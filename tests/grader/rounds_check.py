@@ -1,19 +1,20 @@
 """labgrader/rounds.py on made-up rounds: the experiment that finds an
 earlier step's code at fault when the reference's own version of a
 failed step, stood in, fails too (a receive posted in connect with a
-short buffer: the send fails either way).  One "ok NAME" or "FAIL NAME:
-why" line per check."""
+short buffer: the send fails either way).
+
+Runs alone (python3 -m unittest rounds_check, from tests/grader, or
+python3 tests/grader/rounds_check.py) or in tests/unit.sh, which reads
+its "ok NAME" / "FAIL NAME: why" lines."""
 import os
 import sys
 
-sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "..",
-                                "grader"))
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(HERE, "..", "..", "grader"))
+sys.path.insert(0, os.path.dirname(HERE))  # tests/checklib.py
+import checklib  # noqa: E402
 from labgrader import rounds  # noqa: E402
 from labgrader.lab import PART, POINTS, STEP_NAMES  # noqa: E402
-
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
-                                ".."))  # tests/checklib.py
-from checklib import check, done  # noqa: E402
 
 
 def result(failing):
@@ -27,40 +28,82 @@ def result(failing):
                       for s in STEP_NAMES}}
 
 
-after = STEP_NAMES[STEP_NAMES.index("send"):]
-after = [s for s in after if s != "teardown"]
-r1 = ([], result(after))                     # send failed, and all after
-r2 = (["send"], result(after))               # the stand-in failed too
-nxt = rounds.next_standins([r1, r2], "")
-check("stuck_tries_the_nearest_earlier_step", nxt == ["connect", "send"],
-      nxt)
-r3 = (["connect", "send"], result([]))       # now it passes
-nxt = rounds.next_standins([r1, r2, r3], "")
-check("found_judges_the_failed_step_again", nxt == ["connect"], nxt)
-r4 = (["connect"], result([]))
-check("found_then_done", rounds.next_standins([r1, r2, r3, r4], "") is None)
-m = rounds.merge([r1, r2, r3, r4], "")
-lost = [s for s in STEP_NAMES if not m["steps"][s]["passed"]]
-check("found_cause_loses_alone", lost == ["connect"] and
-      "seen in step send" in m["steps"]["connect"]["evidence"][0],
-      (lost, m["steps"]["connect"]["evidence"][:1]))
-# The same experiment, where the nearest step did not help: the next one.
-r3b = (["connect", "send"], result(after))
-nxt = rounds.next_standins([r1, r2, r3b], "")
-check("not_found_tries_the_next_earlier", nxt == ["exchange", "connect",
-                                                  "send"], nxt)
-# A stand-in that passes: no experiment, the next failure as before.
-r2c = (["send"], result(["write", "teardown"]))
-nxt = rounds.next_standins([r1, r2c], "")
-check("no_stuck_no_experiment", nxt == ["send", "write"], nxt)
+# The steps that fail in round 1: send and every later step but
+# teardown.
+AFTER = [s for s in STEP_NAMES[STEP_NAMES.index("send"):]
+         if s != "teardown"]
 
-# The budget counts a pairing as on a quiet host: its window over the
-# stretch its waits had (poll_forever's under make test's load), and
-# without a stretch (older results) the window less the longer wait.
-hung = {"window": 29.28, "server": [9.26, 16.28], "client": [1.68, 7.0]}
-old = {"guest_cpu": {"p1": dict(hung)}}
-new = {"guest_cpu": {"p1": dict(hung, stretch=4.0)}}
-got = (rounds.run_seconds([([], old)]), rounds.run_seconds([([], new)]))
-check("budget_counts_quiet_host_seconds",
-      abs(got[0] - 13.0) < 0.01 and abs(got[1] - 7.32) < 0.01, got)
-done()
+
+def experiment():
+    """The rounds of one experiment, made anew for each test so that
+    none sees what another's calls did to them."""
+    r1 = ([], result(AFTER))                 # send failed, and all after
+    r2 = (["send"], result(AFTER))           # the stand-in failed too
+    r3 = (["connect", "send"], result([]))   # now it passes
+    r4 = (["connect"], result([]))
+    return r1, r2, r3, r4
+
+
+class Experiment(checklib.Case):
+    # A failure's text is the check's own why, as checklib's lines had
+    # it, not unittest's repr of the operands before it.
+    longMessage = False
+
+    def test_stuck_tries_the_nearest_earlier_step(self):
+        r1, r2, _, _ = experiment()
+        nxt = rounds.next_standins([r1, r2], "")
+        self.assertEqual(nxt, ["connect", "send"], nxt)
+
+    def test_found_judges_the_failed_step_again(self):
+        r1, r2, r3, _ = experiment()
+        nxt = rounds.next_standins([r1, r2, r3], "")
+        self.assertEqual(nxt, ["connect"], nxt)
+
+    def test_found_then_done(self):
+        self.assertIsNone(rounds.next_standins(list(experiment()), ""))
+
+    def test_found_cause_loses_alone(self):
+        m = rounds.merge(list(experiment()), "")
+        lost = [s for s in STEP_NAMES if not m["steps"][s]["passed"]]
+        why = (lost, m["steps"]["connect"]["evidence"][:1])
+        self.assertEqual(lost, ["connect"], why)
+        self.assertIn("seen in step send",
+                      m["steps"]["connect"]["evidence"][0], why)
+
+    def test_not_found_tries_the_next_earlier(self):
+        # The same experiment, where the nearest step did not help: the
+        # next one.
+        r1, r2, _, _ = experiment()
+        r3b = (["connect", "send"], result(AFTER))
+        nxt = rounds.next_standins([r1, r2, r3b], "")
+        self.assertEqual(nxt, ["exchange", "connect", "send"], nxt)
+
+    def test_no_stuck_no_experiment(self):
+        # A stand-in that passes: no experiment, the next failure as
+        # before.
+        r1, _, _, _ = experiment()
+        r2c = (["send"], result(["write", "teardown"]))
+        nxt = rounds.next_standins([r1, r2c], "")
+        self.assertEqual(nxt, ["send", "write"], nxt)
+
+
+class Budget(checklib.Case):
+    longMessage = False  # the check's why alone, as in Experiment
+
+    def test_budget_counts_quiet_host_seconds(self):
+        # The budget counts a pairing as on a quiet host: its window over
+        # the stretch its waits had (poll_forever's under make test's
+        # load), and without a stretch (older results) the window less
+        # the longer wait.
+        hung = {"window": 29.28, "server": [9.26, 16.28],
+                "client": [1.68, 7.0]}
+        old = {"guest_cpu": {"p1": dict(hung)}}
+        new = {"guest_cpu": {"p1": dict(hung, stretch=4.0)}}
+        got = (rounds.run_seconds([([], old)]),
+               rounds.run_seconds([([], new)]))
+        self.assertLess(abs(got[0] - 13.0), 0.01, got)
+        self.assertLess(abs(got[1] - 7.32), 0.01, got)
+
+
+if __name__ == "__main__":
+    checklib.run()
