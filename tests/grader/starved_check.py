@@ -1,19 +1,20 @@
 """labgrader/starved.py: which pairings the host starved of CPU, from the
 batch's samples of the guests' schedstat (run/cpu-wait) and the windows
 of srv-started and srv-done.  The numbers are of kinds seen in real
-batches (docs/grading.md, "Not luck").  One "ok NAME" or "FAIL NAME:
-why" line per check."""
+batches (docs/grading.md, "Not luck").
+
+Runs alone (python3 -m unittest starved_check, from tests/grader, or
+python3 tests/grader/starved_check.py) or in tests/unit.sh, which reads
+its "ok NAME" / "FAIL NAME: why" lines."""
 import os
 import sys
 import tempfile
 
-sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "..",
-                                "grader"))
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(HERE, "..", "..", "grader"))
+sys.path.insert(0, os.path.dirname(HERE))  # tests/checklib.py
+import checklib  # noqa: E402
 from labgrader import starved  # noqa: E402
-
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
-                                ".."))  # tests/checklib.py
-from checklib import check, done  # noqa: E402
 
 
 class FakeSide:
@@ -42,51 +43,91 @@ def window(run, t0, t1, lines):
 
 
 T = 1800000000.0
-with tempfile.TemporaryDirectory() as d:
-    # Quiet host: 0.6 s run, 0.1 s wait in a 1 s pairing.
-    q = window(d, T + 1, T + 2, [(T + 0.9, 5, 1, 5, 1),
-                                 (T + 2.1, 5.6, 1.1, 5.6, 1.1)])
-    check("starved_quiet_host_is_not",
-          q.get("p1") and starved.starved_guest(q["p1"]) is None, q)
-    # Busy host, a correct pairing's work not done: the client guest
-    # waited 6 s of 7 and ran 0.7 s.
-    b = window(d, T + 1, T + 8, [(T + 0.9, 5, 1, 5, 1),
-                                 (T + 8.1, 5.9, 1.5, 5.7, 7)])
-    check("starved_client_waited_and_ran_little",
-          b.get("p1") and starved.starved_guest(b["p1"]) == "client", b)
-    # Busy host, but the guests ran 3 s: they had the CPU to progress.
-    r = window(d, T + 1, T + 8, [(T + 0.9, 5, 1, 5, 1),
-                                 (T + 8.1, 8, 5, 8, 5)])
-    check("starved_not_when_the_guest_ran_enough",
-          r.get("p1") and starved.starved_guest(r["p1"]) is None, r)
-    # A hang on a busy host: idle guests wait for nothing.
-    h = window(d, T + 1, T + 8, [(T + 0.9, 5, 1, 5, 1),
-                                 (T + 8.1, 5.3, 1.4, 5.2, 1.3)])
-    check("starved_not_an_idle_hang",
-          h.get("p1") and starved.starved_guest(h["p1"]) is None, h)
-    # A QEMU not yet started (0) before the window: nothing known.
-    z = window(d, T + 1, T + 8, [(T + 0.9, 0, 0, 0, 0),
-                                 (T + 8.1, 5.9, 9, 5.7, 9)])
-    check("starved_unknown_without_samples_around", z == {}, z)
-    # No samples at all (the recorded judges' evidence): no entry.
-    os.unlink(os.path.join(d, "cpu-wait"))
-    n = starved.pairing_cpu(os.path.join(d, "res", "s"), d, ["p1"])
-    check("starved_unknown_without_samples", n == {}, n)
 
-pair = {"server": FakeSide(), "client": FakeSide(codes={"send":
-                                                        "NO_COMPLETION"})}
-check("timing_shaped_no_completion", starved.timing_shaped(pair))
-pair = {"server": FakeSide(idle="silent for 8 s"), "client": FakeSide()}
-check("timing_shaped_silent_stop", starved.timing_shaped(pair))
-pair = {"server": FakeSide(codes={"send": "WC_RNR_RETRY_EXC_ERR"}),
-        "client": FakeSide(codes={"connect": "EXCH_QPN"})}
-check("timing_shaped_not_retry_counts_or_values",
-      not starved.timing_shaped(pair))
-pair = {"server": FakeSide(limit="exhausted its memory (128 MiB)"),
-        "client": FakeSide(codes={"send": "PEER_CLOSED"})}
-check("timing_shaped_not_a_sandbox_limit", not starved.timing_shaped(pair))
-pair = {"server": FakeSide(codes={"connect": "EXCH_QPN"}),
-        "client": FakeSide(note="stopped: the peer had failed", rc=143)}
-check("timing_shaped_not_a_stop_after_the_peer_failed",
-      not starved.timing_shaped(pair))
-done()
+
+class PairingCpu(checklib.Case):
+    """Each test's run folder is its own."""
+    # A failure's text is the check's own why (what pairing_cpu made of
+    # the samples), not unittest's repr of the operands before it.
+    longMessage = False
+
+    def setUp(self):
+        t = tempfile.TemporaryDirectory()
+        self.addCleanup(t.cleanup)
+        self.d = t.name
+
+    def test_starved_quiet_host_is_not(self):
+        # Quiet host: 0.6 s run, 0.1 s wait in a 1 s pairing.
+        q = window(self.d, T + 1, T + 2, [(T + 0.9, 5, 1, 5, 1),
+                                          (T + 2.1, 5.6, 1.1, 5.6, 1.1)])
+        self.assertTrue(q.get("p1"), q)
+        self.assertIsNone(starved.starved_guest(q["p1"]), q)
+
+    def test_starved_client_waited_and_ran_little(self):
+        # Busy host, a correct pairing's work not done: the client guest
+        # waited 6 s of 7 and ran 0.7 s.
+        b = window(self.d, T + 1, T + 8, [(T + 0.9, 5, 1, 5, 1),
+                                          (T + 8.1, 5.9, 1.5, 5.7, 7)])
+        self.assertTrue(b.get("p1"), b)
+        self.assertEqual(starved.starved_guest(b["p1"]), "client", b)
+
+    def test_starved_not_when_the_guest_ran_enough(self):
+        # Busy host, but the guests ran 3 s: they had the CPU to progress.
+        r = window(self.d, T + 1, T + 8, [(T + 0.9, 5, 1, 5, 1),
+                                          (T + 8.1, 8, 5, 8, 5)])
+        self.assertTrue(r.get("p1"), r)
+        self.assertIsNone(starved.starved_guest(r["p1"]), r)
+
+    def test_starved_not_an_idle_hang(self):
+        # A hang on a busy host: idle guests wait for nothing.
+        h = window(self.d, T + 1, T + 8, [(T + 0.9, 5, 1, 5, 1),
+                                          (T + 8.1, 5.3, 1.4, 5.2, 1.3)])
+        self.assertTrue(h.get("p1"), h)
+        self.assertIsNone(starved.starved_guest(h["p1"]), h)
+
+    def test_starved_unknown_without_samples_around(self):
+        # A QEMU not yet started (0) before the window: nothing known.
+        z = window(self.d, T + 1, T + 8, [(T + 0.9, 0, 0, 0, 0),
+                                          (T + 8.1, 5.9, 9, 5.7, 9)])
+        self.assertEqual(z, {}, z)
+
+    def test_starved_unknown_without_samples(self):
+        # No samples at all (the recorded judges' evidence): no entry,
+        # though the pairing's window (srv-started, srv-done) is there.
+        window(self.d, T + 1, T + 8, [])
+        os.unlink(os.path.join(self.d, "cpu-wait"))
+        n = starved.pairing_cpu(os.path.join(self.d, "res", "s"), self.d,
+                                ["p1"])
+        self.assertEqual(n, {}, n)
+
+
+class TimingShaped(checklib.Case):
+    def test_timing_shaped_no_completion(self):
+        pair = {"server": FakeSide(),
+                "client": FakeSide(codes={"send": "NO_COMPLETION"})}
+        self.assertTrue(starved.timing_shaped(pair))
+
+    def test_timing_shaped_silent_stop(self):
+        pair = {"server": FakeSide(idle="silent for 8 s"),
+                "client": FakeSide()}
+        self.assertTrue(starved.timing_shaped(pair))
+
+    def test_timing_shaped_not_retry_counts_or_values(self):
+        pair = {"server": FakeSide(codes={"send": "WC_RNR_RETRY_EXC_ERR"}),
+                "client": FakeSide(codes={"connect": "EXCH_QPN"})}
+        self.assertFalse(starved.timing_shaped(pair))
+
+    def test_timing_shaped_not_a_sandbox_limit(self):
+        pair = {"server": FakeSide(limit="exhausted its memory (128 MiB)"),
+                "client": FakeSide(codes={"send": "PEER_CLOSED"})}
+        self.assertFalse(starved.timing_shaped(pair))
+
+    def test_timing_shaped_not_a_stop_after_the_peer_failed(self):
+        pair = {"server": FakeSide(codes={"connect": "EXCH_QPN"}),
+                "client": FakeSide(note="stopped: the peer had failed",
+                                   rc=143)}
+        self.assertFalse(starved.timing_shaped(pair))
+
+
+if __name__ == "__main__":
+    checklib.run()
