@@ -114,7 +114,7 @@ EOF
 	[ "$t_fail" != "$bad" ] ||
 		ok "names: a section, checks, a skip, a list; none chosen," \
 			"an unnamed check and a bad regex fail"
-	if [ "$(LAB_TEST_ONLY='^codes_grader ' python3 -B \
+	if [ "$(LAB_TEST_ONLY='^codes_grader$' python3 -B \
 		tests/lab/codes_check.py | cut -c 1-17)" = "ok   codes_grader" ] &&
 		! LAB_TEST_ONLY=none python3 -B tests/lab/codes_check.py \
 			>/dev/null; then
