@@ -13,17 +13,12 @@ name), LAB_TEST_SKIP=REGEX leaves out those it matches, LAB_TEST_LIST=1
 prints the names chosen instead of running them.  A check left out is not
 run and not counted; a choice that leaves none is a failure.  A group run
 by tests/run never passes these to its programs: a script runs whole
-there.
-
-check() and done() are the older form (a script of top-level calls), kept
-for the scripts not yet written as unittest modules."""
+there."""
 import os
 import re
 import sys
 import unittest
 
-failed = 0
-chosen = 0
 _only = os.environ.get("LAB_TEST_ONLY", "")
 _skip = os.environ.get("LAB_TEST_SKIP", "")
 _list = os.environ.get("LAB_TEST_LIST", "") not in ("", "0")
@@ -35,32 +30,10 @@ def _chosen(name):
     return not (_skip and re.search(_skip, name))
 
 
-def check(name, good, why=""):
-    global failed, chosen
-    if not _chosen(name):
-        return
-    chosen += 1
-    if _list:
-        print(name)
-    elif good:
-        print("ok   %s" % name)
-    else:
-        failed += 1
-        print("FAIL %s: %s" % (name, why))
-
-
 def _none_chosen():
     print("FAIL no check of %s has a name that LAB_TEST_ONLY=%r chooses"
           " and LAB_TEST_SKIP=%r does not" %
           (os.path.basename(sys.argv[0]), _only, _skip))
-
-
-def done():
-    global failed
-    if (_only or _skip) and not chosen:
-        failed += 1
-        _none_chosen()
-    sys.exit(1 if failed else 0)
 
 
 class Case(unittest.TestCase):
