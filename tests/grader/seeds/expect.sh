@@ -215,8 +215,8 @@ expect_hostile() {
 				"report says /$text/${lost:+, lost $lost}"
 		else
 			got="$(score "$name")/20${two:+, part two $(part2 "$name")/$two}"
-			fail "hostile $name: $got${kept:+, kept$kept}, wanted" \
-				"$want and /$text/" "$x_rep/$name/report.txt"
+			fail "hostile $name: $got${kept:+, kept$kept}, wanted $want and /$text/" \
+				"$x_rep/$name/report.txt"
 		fi
 	done
 }
