@@ -104,6 +104,25 @@ class ReferenceCalls(checklib.Case):
         self.assertFalse(lack, why)
 
 
+def assert_receives_before_barrier(case, srv, receives):
+    """SRV's barrier went to the client after RECEIVES receives on its QP;
+    returns the barrier's index."""
+    at = kernel.signal_at(srv, "server", "barrier", CLI)
+    why = "barrier at %s, %s receives before" % (
+        at, kernel.recvs_before(srv, at or 0, qp(srv)))
+    case.assertIsNotNone(at, why)
+    case.assertEqual(kernel.recvs_before(srv, at, qp(srv)), receives, why)
+    return at
+
+
+def assert_notices_after_completions(case, cli):
+    """CLI's write and atomic notices went after their completions."""
+    why = "write or atomic notice before its completions"
+    case.assertIs(kernel.write_done_early(cli, SRV, qp(cli)), False, why)
+    case.assertIs(kernel.notice_early(cli, kernel.signal_at(
+        cli, "client", "atomic_done", SRV), ATOMICS, qp(cli)), False, why)
+
+
 class NoticeOrder(checklib.Case):
     """Notices and barriers against the completions and receives."""
 
@@ -115,20 +134,10 @@ class NoticeOrder(checklib.Case):
         cls.raw = trace("raw_barrier-server.txt")
 
     def test_ktrace_barrier_after_the_receives(self):
-        srv = self.ref_srv
-        at = kernel.signal_at(srv, "server", "barrier", CLI)
-        why = "barrier at %s, %s receives before" % (
-            at, kernel.recvs_before(srv, at or 0, qp(srv)))
-        self.assertIsNotNone(at, why)
-        self.assertEqual(kernel.recvs_before(srv, at, qp(srv)), 3, why)
+        assert_receives_before_barrier(self, self.ref_srv, 3)
 
     def test_ktrace_notices_after_the_completions(self):
-        cli = self.ref_cli
-        why = "write or atomic notice before its completions"
-        self.assertIs(kernel.write_done_early(cli, SRV, qp(cli)), False, why)
-        self.assertIs(kernel.notice_early(cli, kernel.signal_at(
-            cli, "client", "atomic_done", SRV), ATOMICS, qp(cli)), False,
-            why)
+        assert_notices_after_completions(self, self.ref_cli)
 
     def test_ktrace_notice_before_completion(self):
         got = kernel.write_done_early(self.early, SRV, qp(self.early))
@@ -277,22 +286,14 @@ class ExtendedRuns(checklib.Case):
             [e for e in self.ext_cli if e["_fn"] == "ibv_post_send"])
 
     def test_ktrace_ex_notices_after_the_completions(self):
-        cli = self.ext_cli
-        why = "write or atomic notice before its completions"
-        self.assertIs(kernel.write_done_early(cli, SRV, qp(cli)), False, why)
-        self.assertIs(kernel.notice_early(cli, kernel.signal_at(
-            cli, "client", "atomic_done", SRV), ATOMICS, qp(cli)), False,
-            why)
+        assert_notices_after_completions(self, self.ext_cli)
 
     def test_ktrace_ex_server_receives_one_list_before_the_barrier(self):
         srv = self.ext_srv
-        at = kernel.signal_at(srv, "server", "barrier", CLI)
-        why = "barrier at %s, %s receives before" % (
-            at, kernel.recvs_before(srv, at or 0, qp(srv)))
-        self.assertIsNotNone(at, why)
-        self.assertEqual(kernel.recvs_before(srv, at, qp(srv)), 3, why)
+        assert_receives_before_barrier(self, srv, 3)
         self.assertEqual(
-            len([e for e in srv if e["_fn"] == "ibv_post_recv"]), 1, why)
+            len([e for e in srv if e["_fn"] == "ibv_post_recv"]), 1,
+            "the receives in more than one post")
 
 
 def result(core, two):
