@@ -178,6 +178,15 @@ u_pyflakes() {
 }
 section pyflakes u_pyflakes
 
+# py_checks FILE: a Python check script (tests/checklib.py's lines) run
+# whole, its lines tallied under its name.
+py_checks() {
+	local name
+	name=$(basename "$1" .py)
+	python3 -B "$1" >"$BIN/$name.out" 2>&1
+	tally "$name" "$BIN/$name.out" $?
+}
+
 # Each area's checks (tests/AREA/unit.sh), found, not listed.
 for area_unit in tests/*/unit.sh; do
 	# shellcheck source=/dev/null

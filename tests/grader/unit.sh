@@ -7,41 +7,17 @@
 # ---- the grader's evidence readers, on recorded evidence ----
 # The guest kernel's trace (tests/grader/ktrace/, from real grading runs)
 # and the wire's ICRC (docs/runs/demo.pcap).
-u_grader_evidence() {
-	python3 -B tests/grader/grader_evidence.py >"$BIN/evidence.out" 2>&1
-	tally grader_evidence "$BIN/evidence.out" $?
-}
-section grader_evidence u_grader_evidence
+section grader_evidence py_checks tests/grader/grader_evidence.py
 # Which pairings the host starved of CPU (labgrader/starved.py).
-u_starved() {
-	python3 -B tests/grader/starved_check.py >"$BIN/starved.out" 2>&1
-	tally starved_check "$BIN/starved.out" $?
-}
-section starved u_starved
-u_late() {
-	python3 -B tests/grader/late_check.py >"$BIN/late.out" 2>&1
-	tally late_check "$BIN/late.out" $?
-}
-section late u_late
+section starved py_checks tests/grader/starved_check.py
+section late py_checks tests/grader/late_check.py
 # Points (labgrader/points.py): the all-pairings rule, the blame by a
 # hint's key, the round that decides a step, the parts' totals.
-u_points() {
-	python3 -B tests/grader/points_check.py >"$BIN/points.out" 2>&1
-	tally points_check "$BIN/points.out" $?
-}
-section points u_points
+section points py_checks tests/grader/points_check.py
 # The rounds' experiment: an earlier step's code found at fault.
-u_rounds() {
-	python3 -B tests/grader/rounds_check.py >"$BIN/rounds.out" 2>&1
-	tally rounds_check "$BIN/rounds.out" $?
-}
-section rounds u_rounds
+section rounds py_checks tests/grader/rounds_check.py
 # Shards merged: all of them, or refused with the missing one named.
-u_merge() {
-	python3 -B tests/grader/merge_check.py >"$BIN/merge.out" 2>&1
-	tally merge_check "$BIN/merge.out" $?
-}
-section merge u_merge
+section merge py_checks tests/grader/merge_check.py
 
 # ---- grader/capacity: guest pairs from the cores and memory, or a Slurm job's ----
 # A 16-core host (nproc on PATH says so) with this host's memory: a Slurm

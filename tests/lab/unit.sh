@@ -146,11 +146,7 @@ u_skeleton() {
 section skeleton u_skeleton
 
 # ---- FAIL lines' cause codes: lab/codes.h, protocol.md, the grader ----
-u_codes() {
-	python3 -B tests/lab/codes_check.py >"$BIN/codes.out" 2>&1
-	tally codes_check "$BIN/codes.out" $?
-}
-section codes u_codes
+section codes py_checks tests/lab/codes_check.py
 
 # ---- the generator rejects bad markers, naming the line ----
 # usage: bad_markers NAME EXPECTED-STDERR-TEXT  (input on stdin)

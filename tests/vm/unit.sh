@@ -71,19 +71,11 @@ section kvm_probe u_kvm_probe
 # ---- the programmable wire (vm/wire/relay), the guests played by sockets ----
 # The recorded run's frames through the relay on loopback ports, its rules
 # checked on what each side got and on its pcapng (tshark).
-u_wire() {
-	python3 -B tests/vm/wire_check.py >"$BIN/wire.out" 2>&1
-	tally wire_check "$BIN/wire.out" $?
-}
-section wire u_wire
+section wire py_checks tests/vm/wire_check.py
 # The handout's Wireshark profile (wireshark/rdma-lab) through tshark on
 # docs/runs' captures and a relay pcapng, and the marks of wire-summary
 # and the ladder: RESENT, DROPPED and the rest.
-u_wireshark() {
-	python3 -B tests/vm/wireshark_check.py >"$BIN/wireshark.out" 2>&1
-	tally wireshark_check "$BIN/wireshark.out" $?
-}
-section wireshark u_wireshark
+section wireshark py_checks tests/vm/wireshark_check.py
 
 # ---- tests/vm/loss-guest.sh's comparison: a loaded run as recorded ----
 # loss_as_recorded NAME RUN N: RUN (a vm/wire-summary) has the shape of
