@@ -116,6 +116,17 @@ HINTS = {
     "request's ACK does not come in time, its completion is "
     "IBV_WC_RETRY_EXC_ERR (status 12) and the QP goes to the error "
     "state; use LAB_QP_RETRY_CNT",
+    "retry_none": "your QP gave up on a request that its peer did "
+    "answer (the capture shows the answer): its retry_cnt of 0 resends "
+    "nothing, so one answer late on a busy machine ends the QP with "
+    "status 12 even on a clean wire; the step is judged again with the "
+    "reference's connect, and a retry_cnt of 0 is charged to part "
+    "three's loss alone: use LAB_QP_RETRY_CNT",
+    "retry_timer": "your QP gave up on a request that its peer did "
+    "answer (the capture shows the answer): its transport timer "
+    "(4.096 us * 2^timeout, retry_cnt + 1 times) ran out first; an "
+    "answer takes milliseconds under TCG: use LAB_QP_TIMEOUT and "
+    "LAB_QP_RETRY_CNT in connect",
     "loss": "your client lost what a wire that drops packets took from "
     "it, where the reference's recovers: compare its QP's RTS "
     "attributes (timeout, retry_cnt, rnr_retry) with LAB_QP_TIMEOUT, "

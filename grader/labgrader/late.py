@@ -48,13 +48,14 @@ def budget_s(timeout, retry_cnt):
 
 
 # The reference's QP has lab.h's timer: about 0.94 s.
-REF_BUDGET_S = budget_s(read_define("LAB_QP_TIMEOUT"),
-                        read_define("LAB_QP_RETRY_CNT"))
+REF_RETRY_CNT = read_define("LAB_QP_RETRY_CNT")
+REF_BUDGET_S = budget_s(read_define("LAB_QP_TIMEOUT"), REF_RETRY_CNT)
 
 
-def student_gave_up(X):
-    """(QPN, peer QPN, budget) of the student side X's QP whose request
-    its kernel completed with status 12, or None."""
+def gave_up_timer(X):
+    """(QPN, peer QPN, timeout, retry_cnt) of the student side X's QP
+    whose request its kernel completed with status 12, its timer as the
+    kernel applied it at RTS, or None."""
     qpns = {e["_ret"]: num(e.get("qpn")) for e in X.calls("k_qp", kmade)}
     for e in X.calls("kwc"):
         if num(e.get("status")) != WC_RETRY_EXC_ERR:
@@ -66,9 +67,16 @@ def student_gave_up(X):
         dest = [d for qq, d in connections(X) if qq == q]
         if not rts or not dest:
             return None
-        return q, dest[-1], budget_s(num(rts[-1].get("timeout"), 0),
-                                     num(rts[-1].get("retry_cnt"), 0))
+        return (q, dest[-1], num(rts[-1].get("timeout"), 0),
+                num(rts[-1].get("retry_cnt"), 0))
     return None
+
+
+def student_gave_up(X):
+    """(QPN, peer QPN, budget) of the student side X's QP whose request
+    its kernel completed with status 12, or None."""
+    g = gave_up_timer(X)
+    return None if g is None else (g[0], g[1], budget_s(g[2], g[3]))
 
 
 def ref_gave_up(X):
@@ -100,6 +108,34 @@ def retries_ran_out(p, pair, packets, facts, cpu):
         if why:
             return why
     return None
+
+
+def own_timer(p, pair, packets, facts):
+    """{side: hint key} for each student side of clean pairing p whose QP
+    gave up on a request its peer answered (the capture) within a timer
+    budget under BUDGET_MIN_S, the program's own: the request was right
+    and only the QP's RTS timer (connect's code) was not, so the step
+    that posted it is judged again with the reference's connect.
+    "retry_none": a retry_cnt of 0 on a timer that the lab's retry count
+    makes a fair budget, which only a wire that loses packets needs
+    (part three's check, loss; recorded: the seed retry_cnt_0's READ
+    given up on a clean wire in a make test on a busy host);
+    "retry_timer": a timer too short for any machine."""
+    out = {}
+    for side, other in (("server", "client"), ("client", "server")):
+        X = pair[side]
+        g = gave_up_timer(X) if X.who == "student" else None
+        if g is None:
+            continue
+        q, peer_q, timeout, retry_cnt = g
+        gave = (q, peer_q, budget_s(timeout, retry_cnt))
+        if gave[2] is None or gave[2] >= BUDGET_MIN_S or \
+                not late_answer(p, side, other, gave, packets, facts):
+            continue
+        fair = budget_s(timeout, REF_RETRY_CNT) >= BUDGET_MIN_S
+        out[side] = "retry_none" if retry_cnt == 0 and fair else \
+            "retry_timer"
+    return out
 
 
 def late_answer(p, side, other, gave, packets, facts):

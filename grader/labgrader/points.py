@@ -24,7 +24,18 @@ CAUSE = {
     "mr_remote": "create_resources",
     "read_qp": "qp_to_init", "atomic_qp": "qp_to_init",
     "qp_remote": "qp_to_init",
+    # A status 12 whose request the peer answered, given up by the QP's
+    # own timer (late.own_timer): the RTS attributes are connect's.
+    "retry_none": "connect", "retry_timer": "connect",
 }
+
+# The hints (by key) whose cause CAUSE names but whose loss a check
+# takes, not the cause's step: a retry_cnt of 0 resends nothing, which
+# only a wire that loses packets needs (part three's loss), so a busy
+# host that made one answer late on a clean wire costs connect nothing;
+# the failed step is judged again with the reference's connect, and a
+# course without part three charges no one.
+CHARGE = {"retry_none": "loss"}
 
 
 def earlier(a, b):
@@ -59,6 +70,12 @@ def cause(step, hint):
     return c if c in STEP_NAMES and earlier(c, step) else None
 
 
+def charge(hint):
+    """The check that takes the loss of a failure with this hint in
+    place of its cause (CHARGE), or None."""
+    return CHARGE.get(key_of(hint))
+
+
 # ---- a student's rounds: which round decides each step ----
 
 def first_failure(result, standins):
@@ -66,10 +83,11 @@ def first_failure(result, standins):
     stood in for nor passed; the step its cause is in, which the next
     round stands in for: itself, or an earlier step not yet stood in for
     whose code the judge named (the "cause" of a step's result: CAUSE);
-    and the step that loses the points: the cause, when it is of the
-    failed step's part, else the failed step itself (a core step's code
-    that only part two finds wanting costs part two, so a course of the
-    core alone never sees it).  (None, None, None): none."""
+    and the step that loses the points: the check the result names
+    ("charge": CHARGE), else the cause, when it is of the failed step's
+    part, else the failed step itself (a core step's code that only part
+    two finds wanting costs part two, so a course of the core alone
+    never sees it).  (None, None, None): none."""
     for s in STEP_NAMES:
         st = result["steps"].get(s)
         if s not in standins and st and not st["passed"]:
@@ -77,6 +95,8 @@ def first_failure(result, standins):
             ok = c in STEP_NAMES and c not in standins and earlier(c, s)
             if not ok:
                 return s, s, s
+            if st.get("charge"):
+                return s, c, st["charge"]
             return s, c, c if PART[c] == PART[s] else s
     return None, None, None
 
@@ -144,13 +164,18 @@ def check_round(rounds, s):
     step of the student's own, the reference's version of every step
     that failed before in place: a fault of a failed step's code (a
     timeout of 0 in connect's) costs that step alone, as every fault
-    does.  Else round 1's (a skeleton's, all of whose steps later rounds
-    stand in, earns nothing)."""
+    does.  Never a round that stands in a step for a failure charged to
+    this check (CHARGE: the connect whose retry_cnt of 0 a late answer
+    showed on a clean wire), whose loss would so be waived.  Else round
+    1's (a skeleton's, all of whose steps later rounds stand in, earns
+    nothing)."""
     data = [d for d in STEP_NAMES[STEP_NAMES.index("send"):]
             if d != "teardown"] if "send" in STEP_NAMES else []
+    waived = {c for si, r in rounds for _, c, b in [first_failure(r, si)]
+              if b == s}
     judged = [k for k, (si, r) in enumerate(rounds)
               if r["steps"].get(s, {}).get("judged") and
-              [d for d in data if d not in si]]
+              [d for d in data if d not in si] and not waived & set(si)]
     return judged[-1] if judged else 0
 
 

@@ -34,9 +34,10 @@ def render(result, steps=None):
     stood = [s for s in steps if result["steps"][s].get("standins")]
     if stood:
         o.append("")
-        o.append("Each step is judged on your own code: after a step of "
-                 "yours failed, the steps after it ran again with the "
-                 "reference's version of it in place of yours:")
+        o.append("Each step is judged on your own code: where a step of "
+                 "yours failed, or made a later one fail, the steps after "
+                 "it ran again with the reference's version of it in "
+                 "place of yours:")
         for s in stood:
             st = result["steps"][s]
             o.append("  %-17s round %d, with the reference's %s" % (

@@ -5,13 +5,14 @@ import os
 from .evidence.peer import Side, parse_facts
 from .evidence.listing import summary
 from .evidence.wire import parse_pcap
-from .hints import HINTS
+from .hints import HINTS, hint
 from .judges import judge_side
 from .judges.loss import judge_loss
-from .late import retries_ran_out
+from .late import own_timer, retries_ran_out
 from .lab import (GRADED, GRADED_CHECKS, PAIRINGS, PAIR_TITLE, PAIR_WIRE,
                   PART, PART_LINE, STEP_NAMES)
-from .points import cause, not_reached, part_totals, step_passed
+from .points import (cause, charge, not_reached, part_totals,
+                     step_passed)
 from .provenance import pairing_seconds, record
 from .starved import (pairing_cpu, starved_guest, starved_text,
                       timing_shaped)
@@ -32,6 +33,18 @@ def pair_failed(p, checks, lossy):
         return any(not c.ok for c in lossy[p].values())
     return any(not c.ok for s in STEP_NAMES for pp, _, c in checks[s]
                if pp == p)
+
+
+def own_timer_hints(p, pair, packets, facts, checks):
+    """The hint of a step whose status 12 its QP's own timer made, the
+    peer having answered (late.own_timer): its cause is connect's code
+    (points.CAUSE), not the request the step posted."""
+    own = own_timer(p, pair, packets, facts)
+    for s in STEP_NAMES:
+        for pp, side, c in checks[s]:
+            if pp == p and side in own and not c.ok and \
+                    pair[side].codes.get(s) == "WC_RETRY_EXC_ERR":
+                c.hint = hint(own[side])
 
 
 def cmd_analyze(resdir, rundir, dest):
@@ -96,6 +109,8 @@ def cmd_analyze(resdir, rundir, dest):
             if PAIR_WIRE[p] == "none" else None
         if late:
             env.append(late)
+        elif PAIR_WIRE[p] == "none":
+            own_timer_hints(p, pair, packets, facts, checks)
     env = list(dict.fromkeys(env))
     if env:
         result["env_error"] = "; ".join(env)
@@ -131,6 +146,8 @@ def cmd_analyze(resdir, rundir, dest):
         earlier = cause(s, hint) if not ok else None
         if earlier:
             result["steps"][s]["cause"] = earlier
+            if charge(hint):
+                result["steps"][s]["charge"] = charge(hint)
     for s, pts in GRADED_CHECKS:
         # The checks: loss, part three's (judges/loss.py).
         if result["compile_error"]:

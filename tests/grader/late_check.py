@@ -82,6 +82,47 @@ class AckLate(checklib.Case):
         self.assertIn("client's QP", why, why)
 
 
+class OwnTimer(checklib.Case):
+    """A status 12 the peer answered, within a budget under the floor:
+    the QP's own timer (connect's code), not the step's request."""
+    longMessage = False  # the check's why alone, as in AckLate
+
+    def test_late_retry_none_is_connects_for_loss(self):
+        # retry_cnt 0 on the lab's timer, every ACK 300 ms late: the
+        # SEND given up after one timer though the server acknowledged.
+        pair, packets, facts = seed("retry0-late")
+        self.assertIsNone(late.retries_ran_out("p2", pair, packets, facts,
+                                               None))
+        own = late.own_timer("p2", pair, packets, facts)
+        self.assertEqual(own, {"client": "retry_none"}, own)
+
+    def test_late_short_timer_is_connects(self):
+        # The 1.5 s ACKs with the QP's timer as the kernel saw it made
+        # short (timeout 12, retry_cnt 6: 0.12 s in all).
+        pair, packets, facts = seed("ack-late")
+        for e in pair["client"].calls("k_modify"):
+            e["timeout"] = "12"
+        own = late.own_timer("p2", pair, packets, facts)
+        self.assertEqual(own, {"client": "retry_timer"}, own)
+
+    def test_late_fair_budget_is_not_the_programs(self):
+        # The reference's budget: the machine's (AckLate), not connect's.
+        pair, packets, facts = seed("ack-late")
+        self.assertEqual(late.own_timer("p2", pair, packets, facts), {})
+
+    def test_late_unanswered_is_the_steps(self):
+        pair, packets, facts = seed("retry0-late")
+        self.assertEqual(late.own_timer("p2", pair, None, facts), {})
+        pair, packets, facts = seed("no-answer")
+        for e in pair["client"].calls("k_modify"):
+            e["retry_cnt"] = "0"
+        self.assertEqual(late.own_timer("p2", pair, packets, facts), {})
+
+    def test_late_reference_side_is_nothing(self):
+        pair, packets, facts = seed("retry0-late", client="ref")
+        self.assertEqual(late.own_timer("p2", pair, packets, facts), {})
+
+
 class NoAnswer(checklib.Case):
     """Status 12 and nothing answered: the machine's only when the host's
     samples explain the silence."""

@@ -16,7 +16,8 @@ import checklib  # noqa: E402
 from labgrader import points  # noqa: E402
 from labgrader.hints import HINTS, hint  # noqa: E402
 from labgrader.judges.common import Check  # noqa: E402
-from labgrader.lab import PART, POINTS, STEP_NAMES  # noqa: E402
+from labgrader.lab import (CHECKS, PART, POINTS,  # noqa: E402
+                           STEP_NAMES)
 
 
 def passed():
@@ -113,6 +114,11 @@ class Blame(checklib.Case):
             self.assertIn(key, HINTS)
             self.assertIn(step, STEP_NAMES)
 
+    def test_every_charge_is_a_cause_and_a_check(self):
+        for key, check in points.CHARGE.items():
+            self.assertIn(key, points.CAUSE)
+            self.assertIn(check, [c for c, _ in CHECKS])
+
     def test_key_survives_filling(self):
         h = hint("hung", "send")
         self.assertEqual(h, "the program hung in step send")
@@ -141,6 +147,41 @@ class Rounds(checklib.Case):
         s = later[0]
         r = result([s], causes={s: "connect"})
         self.assertEqual(points.first_failure(r, []), (s, "connect", s))
+
+    def test_charge_goes_to_its_check(self):
+        # A late answer that a retry_cnt of 0 gave up on: connect stood
+        # in, the loss the check's (CHARGE), connect's points kept.
+        h = hint("retry_none")
+        self.assertEqual(points.cause("read", h), "connect")
+        self.assertEqual(points.charge(h), "loss")
+        self.assertIsNone(points.charge(hint("retry_timer")))
+        r = result(["read"], causes={"read": "connect"})
+        r["steps"]["read"]["charge"] = points.charge(h)
+        self.assertEqual(points.first_failure(r, []),
+                         ("read", "connect", "loss"))
+        firsts = points.charged([(0, [], r)], {})
+        self.assertEqual(firsts, {"loss": (0, "read")})
+        rounds = [([], r), (["connect"], result([]))]
+        self.assertEqual(points.deciding_round(rounds, "connect", firsts),
+                         (0, None))
+        self.assertEqual(points.deciding_round(rounds, "read", firsts),
+                         (1, None))
+
+    def test_check_not_waived_by_its_charge(self):
+        # The check keeps round 1's verdict: round 2 stood in connect
+        # for the failure charged to it.  A connect that failed on its
+        # own (a timeout of 0) is stood in as ever: the check takes round
+        # 2, where the reference's connect is in place.
+        def with_loss(r, ok):
+            r["steps"]["loss"] = {"passed": ok, "judged": True}
+            return r
+        r1 = with_loss(result(["read"], causes={"read": "connect"}), False)
+        r1["steps"]["read"]["charge"] = "loss"
+        rounds = [([], r1), (["connect"], with_loss(result([]), True))]
+        self.assertEqual(points.check_round(rounds, "loss"), 0)
+        r1 = with_loss(result(["connect"]), False)
+        rounds = [([], r1), (["connect"], with_loss(result([]), True))]
+        self.assertEqual(points.check_round(rounds, "loss"), 1)
 
     def test_deciding_round(self):
         r1 = ([], result(["send", "write"]))

@@ -37,6 +37,9 @@ def judge_loss(checks, lossy, sides):
                       "clean wire (%s), so no loss could be recovered"
                       % ", ".join(clean))
             judged = False
+            # A retry_cnt of 0 that a late answer on the clean wire
+            # showed (late.own_timer) is still this check's to name.
+            first = first or rts_hint(sides[p])
             continue
         bad = [s for s in want if not res[s].ok]
         if not bad:
