@@ -39,11 +39,13 @@
                                        tshark (the students' reports)
   grader.py slice RESDIR RUNDIR        RESDIR/pN.pcap: pairing N's packets,
                                        cut from the guest's one capture
-  grader.py steps [--graded|--later|--parts|--checks]  lab/steps.h:
-                                       NAME POINTS PART per step (of
-                                       every part, of parts 1..LAB_PARTS,
-                                       of the parts after), per check
-                                       (LAB_CHECK), or LAB_PARTS
+  grader.py steps [--graded|--later|--parts|--checks|--guest]
+                                       lab/steps.h: NAME POINTS PART per
+                                       step (of every part, of parts
+                                       1..LAB_PARTS, of the parts after),
+                                       per check (LAB_CHECK), LAB_PARTS,
+                                       or LAB_PARTS and the steps graded
+                                       on one line (the guests' config)
 
 Evidence comes from what happened, not from what the student's program
 printed: the reference peer's lines (the reference is trusted), the
@@ -99,7 +101,7 @@ def main(argv):
                                            for a in args[1:])) or \
             (cmd == "steps" and args not in (
                 [], ["--parts"], ["--graded"], ["--later"],
-                ["--checks"])) or \
+                ["--checks"], ["--guest"])) or \
             (cmd == "platform" and not platform_args(args)):
         print("usage: %s" % usage_line(cmd), file=sys.stderr)
         return 2

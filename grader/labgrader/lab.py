@@ -120,9 +120,14 @@ def cmd_steps(which):
     no parser of their own: NAME POINTS PART per step, in order, of every
     part, of the parts graded (--graded) or of those after them (--later);
     with --checks, the same of every check (LAB_CHECK); or, with --parts,
-    LAB_PARTS."""
+    LAB_PARTS; with --guest, LAB_PARTS and the steps graded on one line
+    (grader/batch's config for the guest driver)."""
     if which == "--parts":
         print(LAB_PARTS)
+        return 0
+    if which == "--guest":
+        print(LAB_PARTS, *[s for s, _, part in STEP_TABLE
+                           if part <= LAB_PARTS])
         return 0
     for s, pts, part in CHECK_TABLE if which == "--checks" else STEP_TABLE:
         if STEP_SELECTIONS[which](part):

@@ -35,6 +35,28 @@ def pair_failed(p, checks, lossy):
                if pp == p)
 
 
+def cut_round(result, cut, standins):
+    """A round the guest cut short after a pairing in which the first
+    step of the student's own code failed (cut: [pairing, step]): no
+    step of the student's own passes in it, since the pairings that
+    would have judged them did not run; the next round judges them."""
+    after, step = (cut + ["?", "?"])[:2]
+    stood = (standins or "").split()
+    for s in STEP_NAMES:
+        st = result["steps"].get(s)
+        if s in stood or not st:
+            continue
+        if not st["passed"]:
+            if s == step:
+                st["evidence"].append(
+                    "  the pairings after %s did not run: they could "
+                    "judge nothing more of yours in this round" % after)
+            continue
+        st.update(score=0, passed=False, hint=None, evidence=[
+            "  not judged in this round: its pairings stopped after %s, "
+            "where your %s failed" % (after, step)])
+
+
 def own_timer_hints(p, pair, packets, facts, checks):
     """The hint of a step whose status 12 its QP's own timer made, the
     peer having answered (late.own_timer): its cause is connect's code
@@ -65,9 +87,14 @@ def cmd_analyze(resdir, rundir, dest):
     # check loss reads; sides: the student's client there.
     checks = {s: [] for s in STEP_NAMES}
     lossy, sides, lines_out = {}, {}, []
+    cut = None
     for p, roles in PAIRINGS.items():
         pdir = os.path.join(resdir, p)
-        if result["compile_error"] or not os.path.isdir(pdir):
+        # Not run: the guest cut the round short (grader/guest/driver,
+        # cut_after): "PAIRING STEP", after which and why.
+        cut = cut or (read(os.path.join(pdir, "cut"), 200) or "").split()
+        if result["compile_error"] or not os.path.isdir(pdir) or \
+                os.path.exists(os.path.join(pdir, "cut")):
             continue
         pair = {s: Side(pdir, s, roles[s]) for s in ("server", "client")}
         pl = (read(os.path.join(resdir, "payload." + p)) or
@@ -148,6 +175,8 @@ def cmd_analyze(resdir, rundir, dest):
             result["steps"][s]["cause"] = earlier
             if charge(hint):
                 result["steps"][s]["charge"] = charge(hint)
+    if cut:
+        cut_round(result, cut, read(os.path.join(resdir, "standins")))
     for s, pts in GRADED_CHECKS:
         # The checks: loss, part three's (judges/loss.py).
         if result["compile_error"]:

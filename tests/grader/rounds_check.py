@@ -13,7 +13,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "..", "grader"))
 sys.path.insert(0, os.path.dirname(HERE))  # tests/checklib.py
 import checklib  # noqa: E402
-from labgrader import rounds  # noqa: E402
+from labgrader import rounds, student  # noqa: E402
 from labgrader.lab import PART, POINTS, STEP_NAMES  # noqa: E402
 
 
@@ -85,6 +85,36 @@ class Experiment(checklib.Case):
         r2c = (["send"], result(["write", "teardown"]))
         nxt = rounds.next_standins([r1, r2c], "")
         self.assertEqual(nxt, ["send", "write"], nxt)
+
+
+class Cut(checklib.Case):
+    """A round the guest cut after the first own step failed: none of
+    the student's own steps passes in it (fewer pairings never pass a
+    step), the stood-in steps as they were."""
+    longMessage = False  # the check's why alone, as in Experiment
+
+    def test_cut_round_passes_no_own_step(self):
+        r = result(["create_resources"])
+        student.cut_round(r, ["p1", "create_resources"], "open_device\n")
+        own = [s for s in STEP_NAMES if s != "open_device"]
+        passed = [s for s in own if r["steps"][s]["passed"]]
+        self.assertEqual(passed, [], passed)
+        self.assertTrue(r["steps"]["open_device"]["passed"])
+        st = r["steps"]["send"]
+        self.assertEqual(st["score"], 0, st)
+        self.assertIn("stopped after p1, where your create_resources "
+                      "failed", st["evidence"][0], st)
+        # The failed step keeps its own evidence, and says why its
+        # later pairings did not run.
+        ev = r["steps"]["create_resources"]["evidence"]
+        self.assertEqual(ev[0], "  create_resources", ev)
+        self.assertIn("the pairings after p1 did not run", ev[-1], ev)
+
+    def test_cut_round_then_next_round_stands_in_the_step(self):
+        r1 = result([s for s in STEP_NAMES if s != "teardown"])
+        student.cut_round(r1, ["p1", "open_device"], None)
+        nxt = rounds.next_standins([([], r1)], "")
+        self.assertEqual(nxt, ["open_device"], nxt)
 
 
 class Budget(checklib.Case):
