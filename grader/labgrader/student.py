@@ -92,9 +92,10 @@ def cmd_analyze(resdir, rundir, dest):
         pdir = os.path.join(resdir, p)
         # Not run: the guest cut the round short (grader/guest/driver,
         # cut_after): "PAIRING STEP", after which and why.
-        cut = cut or (read(os.path.join(pdir, "cut"), 200) or "").split()
+        mark = read(os.path.join(pdir, "cut"), 200)
+        cut = cut or (mark or "").split()
         if result["compile_error"] or not os.path.isdir(pdir) or \
-                os.path.exists(os.path.join(pdir, "cut")):
+                mark is not None:
             continue
         pair = {s: Side(pdir, s, roles[s]) for s in ("server", "client")}
         pl = (read(os.path.join(resdir, "payload." + p)) or
@@ -173,8 +174,9 @@ def cmd_analyze(resdir, rundir, dest):
         earlier = cause(s, hint) if not ok else None
         if earlier:
             result["steps"][s]["cause"] = earlier
-            if charge(hint):
-                result["steps"][s]["charge"] = charge(hint)
+            check = charge(hint)
+            if check:
+                result["steps"][s]["charge"] = check
     if cut:
         cut_round(result, cut, read(os.path.join(resdir, "standins")))
     for s, pts in GRADED_CHECKS:
