@@ -329,9 +329,17 @@ steps_of() {
 r = json.load(open(sys.argv[1]))
 print(" ".join("%s=%s" % (k, v["score"]) for k, v in sorted(r["steps"].items())))' "$1"
 }
+# A student whose grades differ: both sets and the shard's report, in
+# the log kept as evidence.
 for s in alt reference skeleton; do
-	[ "$(steps_of "$sh/all/students/$s/result.json")" = \
-		"$(steps_of "$out/students/$s/result.json")" ] || why="$why $s"
+	a=$(steps_of "$sh/all/students/$s/result.json")
+	b=$(steps_of "$out/students/$s/result.json")
+	[ "$a" != "$b" ] || continue
+	why="$why $s"
+	{
+		printf '%s sharded: %s\n%s unsharded: %s\n' "$s" "$a" "$s" "$b"
+		cat "$sh/all/students/$s/report.md"
+	} >>"$sh/log" 2>&1
 done
 [ "$(wc -l <"$sh/all/report.csv")" = 4 ] || why="$why report-rows"
 if [ -z "$why" ]; then
