@@ -329,16 +329,20 @@ steps_of() {
 r = json.load(open(sys.argv[1]))
 print(" ".join("%s=%s" % (k, v["score"]) for k, v in sorted(r["steps"].items())))' "$1"
 }
-# A student whose grades differ: both sets and the shard's report, in
-# the log kept as evidence.
+# A student whose grades differ: both sets, the shard's report and its
+# runs' times, in the log kept as evidence.
 for s in alt reference skeleton; do
 	a=$(steps_of "$sh/all/students/$s/result.json")
 	b=$(steps_of "$out/students/$s/result.json")
 	[ "$a" != "$b" ] || continue
 	why="$why $s"
 	{
+		cat "$sh/all/students/$s/report.txt"
 		printf '%s sharded: %s\n%s unsharded: %s\n' "$s" "$a" "$s" "$b"
-		cat "$sh/all/students/$s/report.md"
+		python3 -c 'import json, sys
+r = json.load(open(sys.argv[1]))
+for k in ("seconds", "guest_cpu", "rounds", "rounds_stopped"):
+    print(k, json.dumps(r.get(k)))' "$sh/all/students/$s/result.json"
 	} >>"$sh/log" 2>&1
 done
 [ "$(wc -l <"$sh/all/report.csv")" = 4 ] || why="$why report-rows"
