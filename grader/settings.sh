@@ -105,10 +105,15 @@ SERVER_START_SLACK_S=30
 # (CLIENT_DONE_SLACK_S), so that the server is the one that says which
 # side never finished.
 SERVER_DONE_SLACK_S=15
-# After a submission's last pairing the server waits this long before
-# "done": tcpdump writes in immediate mode, and its last packets need a
-# moment to reach the capture file the host cuts.
-CAPTURE_FLUSH_S=0.2
+# After a submission's last pairing the server says "done" once tcpdump
+# has written its last packets to the capture file the host cuts: it
+# sleeps, waiting for the next packet, with what it wrote unchanged
+# between two looks CAPTURE_FLUSH_POLL_S apart (it writes in immediate
+# mode, each packet as it comes, and every packet of a pairing reached
+# the kernel before its programs ended); CAPTURE_FLUSH_MS at most.  A
+# fixed wait of 0.2 s cost every job that much.
+CAPTURE_FLUSH_MS=200
+CAPTURE_FLUSH_POLL_S=0.02
 # tcpdump says "listening" within a second or two under TCG; past this
 # many POLL_S (30 s) the boot is an environment error (guest-driver).
 # 10 s, after which the runs started anyway, once lost a correct lab's
@@ -116,8 +121,8 @@ CAPTURE_FLUSH_S=0.2
 # make grade beside the grade batch and three other guest groups).
 TCPDUMP_READY_POLLS=300
 # The client guest's 2200-byte link shows as a 2048-byte active MTU
-# after ibv_devinfo sees the port again: within a second; past this many
-# POLL_S (5 s) the facts are taken as they are.
+# within a second; past this many looks a tenth of a second apart (5 s,
+# skew.c) the facts are taken as they are.
 MTU_READY_POLLS=50
 
 # --- the limits of a student's run and compile (guest-driver, batch) ------
