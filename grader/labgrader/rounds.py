@@ -22,7 +22,7 @@ import os
 import re
 
 from .hints import HINTS
-from .lab import GRADED_CHECKS, STEP_NAMES
+from .lab import GRADED_CHECKS, SETTINGS, STEP_NAMES
 from .points import (charged, check_round, cleared, deciding_round,
                      first_failure, lost, part_totals, won)
 from .provenance import record
@@ -41,6 +41,14 @@ from .text import read, write_atomic
 # have judged again keep the last round's verdict, with a note that says
 # so.
 ROUND_BUDGET_S = 30
+# Nor after two rounds in a row that the guest cut short at their first
+# step of the student's own (grader/guest/driver, cut_after), each longer
+# than a program's waits (-t): each step ran its waits out before its
+# first line.  A program whose every step talks for 11 s and then fails
+# took four rounds of the budget, 4.1 times a correct submission's whole
+# grading; two now.  No seed of a mistake has two such rounds: a cut
+# round follows a failed first step, a long one a stall.
+STALL_S = SETTINGS["PROG_TIMEOUT_DEFAULT"]
 ROUND_DIR = re.compile(r"^round-(\d+)$")
 
 
@@ -154,11 +162,9 @@ def merge(rounds, source):
     that decides it (the module's rule, points.py), with where it came
     from."""
     base = json.loads(json.dumps(rounds[-1][1]))
-    if over_budget(rounds) and next_standins(rounds, source):
-        note = "  not judged again on your own code: this submission's " \
-            "rounds stopped after %.0f s of runs (%d s per student)" % (
-                run_seconds(rounds), ROUND_BUDGET_S)
-        base["rounds_stopped"] = note.strip()
+    stop = stop_note(rounds)
+    if stop and next_standins(rounds, source):
+        base["rounds_stopped"] = stop
     if len(rounds) == 1:
         note_unjudged(base)
         return base
@@ -276,13 +282,35 @@ def over_budget(rounds):
     return run_seconds(rounds) > ROUND_BUDGET_S
 
 
+def stalled(rounds):
+    """The last two rounds were each cut at the student's first own step
+    after more than STALL_S of runs (ROUND_BUDGET_S's comment)."""
+    return len(rounds) >= 2 and all(
+        r.get("cut") and run_seconds([(si, r)]) > STALL_S
+        for si, r in rounds[-2:])
+
+
+def stop_note(rounds):
+    """Why no more rounds are run, or None."""
+    if stalled(rounds):
+        return "not judged again on your own code: this submission's " \
+            "rounds stopped after two in a row whose first step of " \
+            "your own ran longer than its waits and failed (%.0f s of " \
+            "runs)" % run_seconds(rounds)
+    if over_budget(rounds):
+        return "not judged again on your own code: this submission's " \
+            "rounds stopped after %.0f s of runs (%d s per student)" % (
+                run_seconds(rounds), ROUND_BUDGET_S)
+    return None
+
+
 def cmd_next_round(student):
     """The stand-ins of the student's next round, on one line; nothing
     when every step of the student's own is judged, or the rounds so far
     used the student's budget."""
     rounds = load(student)
     nxt = None
-    if len(rounds) <= len(STEP_NAMES) and not over_budget(rounds):
+    if len(rounds) <= len(STEP_NAMES) and not stop_note(rounds):
         source = read(os.path.join(student, "main.c")) or ""
         nxt = next_standins(rounds, source)
     if nxt:

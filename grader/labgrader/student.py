@@ -41,6 +41,8 @@ def cut_round(result, cut, standins):
     step of the student's own passes in it, since the pairings that
     would have judged them did not run; the next round judges them."""
     after, step = (cut + ["?", "?"])[:2]
+    # For the rounds (rounds.py, stalled): where this round stopped.
+    result["cut"] = [after, step]
     stood = (standins or "").split()
     for s in STEP_NAMES:
         st = result["steps"].get(s)

@@ -135,5 +135,39 @@ class Budget(checklib.Case):
         self.assertLess(abs(got[1] - 7.32), 0.01, got)
 
 
+class Stalled(checklib.Case):
+    """Two rounds in a row cut at their first own step, each longer than
+    a program's waits: no more rounds; one of them short, or not cut,
+    and the rounds go on."""
+    longMessage = False  # the check's why alone, as in Experiment
+
+    @staticmethod
+    def cut(step, window, standins=()):
+        r = result([s for s in STEP_NAMES if s != "teardown"])
+        student.cut_round(r, ["p1", step], " ".join(standins))
+        r["guest_cpu"] = {"p1": {"window": window, "stretch": 1.0,
+                                 "server": [1, 0], "client": [1, 0]}}
+        return (list(standins), r)
+
+    def test_two_long_cuts_stop(self):
+        rs = [self.cut("open_device", 8.0),
+              self.cut("create_resources", 8.0, ["open_device"])]
+        self.assertTrue(rounds.stalled(rs))
+        note = rounds.stop_note(rs)
+        self.assertIn("two in a row", note or "", note)
+
+    def test_a_short_cut_goes_on(self):
+        rs = [self.cut("open_device", 8.0),
+              self.cut("create_resources", 2.0, ["open_device"])]
+        self.assertFalse(rounds.stalled(rs))
+        self.assertIsNone(rounds.stop_note(rs))
+
+    def test_a_long_round_not_cut_goes_on(self):
+        first = self.cut("open_device", 8.0)
+        del first[1]["cut"]
+        rs = [first, self.cut("create_resources", 8.0, ["open_device"])]
+        self.assertFalse(rounds.stalled(rs))
+
+
 if __name__ == "__main__":
     checklib.run()
