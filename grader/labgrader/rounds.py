@@ -293,21 +293,20 @@ def stalled(rounds):
 def stop_note(rounds):
     """Why no more rounds are run, or None."""
     if stalled(rounds):
-        return "not judged again on your own code: this submission's " \
-            "rounds stopped after two in a row whose first step of " \
-            "your own ran longer than its waits and failed (%.0f s of " \
-            "runs)" % run_seconds(rounds)
-    if over_budget(rounds):
-        return "not judged again on your own code: this submission's " \
-            "rounds stopped after %.0f s of runs (%d s per student)" % (
-                run_seconds(rounds), ROUND_BUDGET_S)
-    return None
+        why = "two in a row whose first step of your own ran longer " \
+            "than its waits and failed (%.0f s of runs)"
+    elif over_budget(rounds):
+        why = "%%.0f s of runs (%d s per student)" % ROUND_BUDGET_S
+    else:
+        return None
+    return "not judged again on your own code: this submission's " \
+        "rounds stopped after " + why % run_seconds(rounds)
 
 
 def cmd_next_round(student):
     """The stand-ins of the student's next round, on one line; nothing
     when every step of the student's own is judged, or the rounds so far
-    used the student's budget."""
+    used the student's budget or stalled (stop_note)."""
     rounds = load(student)
     nxt = None
     if len(rounds) <= len(STEP_NAMES) and not stop_note(rounds):
