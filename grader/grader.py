@@ -16,8 +16,9 @@
                                        to DEST, analyze, and show into
                                        DEST/report.txt: in one process
   grader.py next-round STUDENT         the steps to stand in for in its
-                                       next round (STUDENT/round-K/), or
-                                       nothing: every step judged
+                                       next round (STUDENT/round-K/),
+                                       nothing (every step judged) or
+                                       - (the rounds stopped: merge)
   grader.py merge-rounds STUDENT       STUDENT/result.json from its rounds
   grader.py show RESULT [STEP...]      score lines and evidence (student)
   grader.py results RESULT FILE [STEP...]  Gradescope results.json

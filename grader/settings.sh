@@ -31,6 +31,12 @@ RUN_TIMEOUT_DEFAULT=12
 CC_TIMEOUT_DEFAULT=60
 CC_CPU_HOST_S=30
 CC_CPU_GUEST_S=45
+# A compile in a guest that failed after running for its CPU limit (both
+# stretched by the guest's slowdown, as the runs' waits below), while the
+# host's samples had that guest at this slowdown (tenths) or more, is an
+# environment error (guest-driver's cc_starved).  A quiet host's guests
+# are at 10-11.
+CC_STARVED_STRETCH10=15
 
 # --- the guests (guest-driver) ---------------------------------------------
 # How often the loops that wait for a compile, tcpdump or the port look:

@@ -29,6 +29,12 @@ quoted_includes() {
 	END { exit bad }' "$1"
 }
 
+# cc_starved SECONDS: why a compile that failed after SECONDS of wall time
+# is the machine's, or nothing.  On the host, whose CPU time is the
+# compile's own: nothing.  The guest driver, which sources this file, has
+# its own.
+cc_starved() { :; }
+
 # compile_job DIR RES JAIL...: DIR/main.c (owned by the jail's user)
 # compiled by the command JAIL... followed by a shell's, which sees DIR as
 # its working folder and the scaffolding in /grader/scaffold.  As make
@@ -36,7 +42,8 @@ quoted_includes() {
 # the libraries or the scaffolding, no code before main; every symbol but
 # the steps made local), then linked.  Leaves RES/rdma-lab, or
 # RES/compile.log and RES/compile-failed (RES/env-error instead when the
-# jail's wall time ran out: CC_TIMEOUT, settings.sh); then RES/compiled.
+# jail's wall time ran out: CC_TIMEOUT, settings.sh, or when cc_starved
+# says why the failure is the machine's); then RES/compiled.
 # CC_TIMEOUT must be set; JAIL... bounds the CPU time (-t).  LAB_CFLAGS
 # and LAB_LDLIBS are lab/flags.mk's.  RES/standins, when there, names the
 # steps whose reference version (scaffold/standins.o) is linked in place
@@ -44,7 +51,8 @@ quoted_includes() {
 # local to main.o, the reference's is the only global one of standins.o,
 # and --gc-sections leaves out the reference's other steps.
 compile_job() {
-	local d=$1 res=$2 rc=0 s=/grader/scaffold standins=''
+	local d=$1 res=$2 rc=0 s=/grader/scaffold standins='' busy=''
+	local t0=${EPOCHREALTIME/./}
 	shift 2
 	[ ! -f "$res/standins" ] || standins=$(tr -cd 'a-z_ \n' <"$res/standins")
 	quoted_includes "$d/main.c" >"$res/compile.log" || rc=1
@@ -76,9 +84,15 @@ compile_job() {
 		# The jail's wall clock ran out (its CPU limit, -t, did not):
 		# the machine was too busy, which costs the student nothing.
 		if [ "$rc" = 124 ]; then
-			echo "the machine was too busy: main.c's compile did" \
-				"not end within $CC_TIMEOUT s of wall time (its" \
-				"CPU time was within its limit)" >"$res/env-error"
+			busy="did not end within $CC_TIMEOUT s of wall time (its"
+			busy="$busy CPU time was within its limit)"
+		else
+			busy=$(cc_starved \
+				$(((${EPOCHREALTIME/./} - t0) / 1000000)))
+		fi
+		if [ -n "$busy" ]; then
+			echo "the machine was too busy: main.c's compile" \
+				"$busy" >"$res/env-error"
 		else
 			: >"$res/compile-failed"
 		fi

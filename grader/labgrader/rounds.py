@@ -256,22 +256,27 @@ def load(student):
 
 def run_seconds(rounds):
     """What a student's rounds cost the guests so far, as on a quiet
-    host, so that a busy host does not spend a student's budget: each
-    pairing's window divided by the stretch its waits were given
-    (result.json's guest_cpu, starved.py); for a pairing from before the
-    stretch, the window less what the host made the guests wait for a
-    CPU.  (A program that hangs runs its stretched limits out: under
-    make test's load, poll_forever's three windows took 28-29 s, 49 s
-    less the waits, past the budget, and its later steps went
-    unjudged.)"""
+    host, so that the host's load neither spends a student's budget nor
+    saves it (result.json's guest_cpu, starved.py): each pairing's window
+    less what the host made the guests wait for a CPU, less what the
+    stretch added to the limit that ended it (limit: its length on a
+    quiet host, starved.stretched_limit), and never less than that window
+    divided by the stretch.  A program that talks for 11 s and then
+    fails, beside the reference's wait (-t 5 plus 2 s, stretched), took
+    34 s at a stretch of 5: divided by it, 7 s; counted so, 14 s, as on
+    a quiet host.  (A pairing recorded without its limit: divided.)"""
     total = 0.0
     for _, result in rounds:
         for cpu in (result.get("guest_cpu") or {}).values():
-            if "stretch" in cpu:
-                total += cpu["window"] / max(1.0, cpu["stretch"])
-            else:
-                total += max(0.0, cpu["window"] - max(cpu["server"][1],
-                                                      cpu["client"][1]))
+            busy = max(0.0, cpu["window"] - max(cpu["server"][1],
+                                                cpu["client"][1]))
+            stretch = max(1.0, cpu.get("stretch", 1.0))
+            if "limit" not in cpu:
+                total += cpu["window"] / stretch if "stretch" in cpu \
+                    else busy
+                continue
+            total += max(busy / stretch,
+                         busy - (stretch - 1) * cpu["limit"])
     return total
 
 
@@ -305,15 +310,17 @@ def stop_note(rounds):
 
 def cmd_next_round(student):
     """The stand-ins of the student's next round, on one line; nothing
-    when every step of the student's own is judged, or the rounds so far
-    used the student's budget or stalled (stop_note)."""
+    when every step of the student's own is judged; "-" when some are
+    not, but the rounds so far used the student's budget or stalled
+    (stop_note): the batch merges the rounds, whose result says so, even
+    after round 1 alone."""
     rounds = load(student)
     nxt = None
-    if len(rounds) <= len(STEP_NAMES) and not stop_note(rounds):
+    if len(rounds) <= len(STEP_NAMES):
         source = read(os.path.join(student, "main.c")) or ""
         nxt = next_standins(rounds, source)
     if nxt:
-        print(" ".join(nxt))
+        print("-" if stop_note(rounds) else " ".join(nxt))
     return 0
 
 

@@ -15,7 +15,7 @@ from .points import (cause, charge, not_reached, part_totals,
                      step_passed)
 from .provenance import pairing_seconds, record
 from .starved import (pairing_cpu, starved_guest, starved_text,
-                      timing_shaped)
+                      stretched_limit, timing_shaped)
 from .text import read
 
 
@@ -126,6 +126,10 @@ def cmd_analyze(resdir, rundir, dest):
     # the host starved of CPU, is the machine's (starved.py).
     cpu = result["guest_cpu"] = pairing_cpu(resdir, rundir, PAIRINGS)
     for p, pair, packets in lines_out:
+        if p in cpu:
+            # For the rounds' cost (rounds.py, run_seconds): the
+            # stretched limit that ended it.
+            cpu[p]["limit"] = stretched_limit(pair)
         g = starved_guest(cpu[p]) if p in cpu else None
         if not pair_failed(p, checks, lossy):
             continue

@@ -121,18 +121,27 @@ class Budget(checklib.Case):
     longMessage = False  # the check's why alone, as in Experiment
 
     def test_budget_counts_quiet_host_seconds(self):
-        # The budget counts a pairing as on a quiet host: its window over
-        # the stretch its waits had (poll_forever's under make test's
-        # load), and without a stretch (older results) the window less
-        # the longer wait.
+        # The budget counts a pairing as on a quiet host: its window less
+        # the longer wait for a CPU, less what the stretch added to the
+        # limit that ended it, never less than divided by the stretch.
+        # poll_forever's under make test's load (silent: -t 5); a
+        # program that talked 11 s, then failed, beside the reference's
+        # wait (5 s x 5 + 2); one that ended itself.  Older results: the
+        # window over the stretch, or less the longer wait.
         hung = {"window": 29.28, "server": [9.26, 16.28],
                 "client": [1.68, 7.0]}
-        old = {"guest_cpu": {"p1": dict(hung)}}
-        new = {"guest_cpu": {"p1": dict(hung, stretch=4.0)}}
-        got = (rounds.run_seconds([([], old)]),
-               rounds.run_seconds([([], new)]))
-        self.assertLess(abs(got[0] - 13.0), 0.01, got)
-        self.assertLess(abs(got[1] - 7.32), 0.01, got)
+        cases = [
+            (dict(hung), 13.0),
+            (dict(hung, stretch=4.0), 7.32),
+            (dict(hung, stretch=4.0, limit=5), 3.25),
+            ({"window": 35.0, "server": [3.0, 3.0], "client": [1.0, 1.0],
+              "stretch": 5.0, "limit": 5}, 12.0),
+            ({"window": 12.5, "server": [2.0, 1.0], "client": [1.0, 0.5],
+              "stretch": 4.0, "limit": 0}, 11.5),
+        ]
+        for cpu, want in cases:
+            got = rounds.run_seconds([([], {"guest_cpu": {"p1": cpu}})])
+            self.assertLess(abs(got - want), 0.01, (cpu, got, want))
 
 
 class Stalled(checklib.Case):

@@ -192,6 +192,24 @@ limits_in() (
 	printf '%s\n' "$t"
 )
 
+# rounds_evidence STUDENT: its report, then what decided its rounds: each
+# round's stand-ins, cut and pairings' windows, waits and stretches
+# (guest_cpu), and the merged result's rounds_stopped.
+rounds_evidence() {
+	cat "$1/report.txt" 2>/dev/null
+	python3 -c 'import glob, json, os, sys
+for p in sorted(glob.glob(os.path.join(sys.argv[1], "round-*", "result.json"))) + \
+        [os.path.join(sys.argv[1], "result.json")]:
+    try:
+        r = json.load(open(p))
+    except (OSError, ValueError) as e:
+        print(p, e)
+        continue
+    print(os.path.relpath(p, sys.argv[1]), json.dumps({k: r.get(k) for k in (
+        "standins", "cut", "guest_cpu", "seconds", "rounds", "rounds_stopped",
+        "env_error")}))' "$1"
+}
+
 # expect_hostile: each hostile submission gets its score and its report
 # shows its text; one that keeps full marks keeps part two's too; each
 # step its seed names (# lost: STEP...) scores 0.
@@ -215,8 +233,9 @@ expect_hostile() {
 				"report says /$text/${lost:+, lost $lost}"
 		else
 			got="$(score "$name")/20${two:+, part two $(part2 "$name")/$two}"
+			rounds_evidence "$x_rep/$name" >"$t_tmp/hostile.ev"
 			fail "hostile $name: $got${kept:+, kept$kept}, wanted $want and /$text/" \
-				"$x_rep/$name/report.txt"
+				"$t_tmp/hostile.ev"
 		fi
 	done
 }
