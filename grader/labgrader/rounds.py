@@ -257,7 +257,7 @@ def load(student):
 def run_seconds(rounds):
     """What a student's rounds cost the guests so far, as on a quiet
     host (result.json's guest_cpu, starved.py): a pairing that a stretched
-    limit ended (limit, starved.stretched_limit) counts its window over
+    limit ended (limit, starved.stretched_end) counts its window over
     the stretch; one whose programs ended themselves, its window less
     what the host made the guests wait for a CPU (a program that talks
     11 s, then fails, costs 11 s at any load).  Subtracting the waits

@@ -21,7 +21,6 @@ program's failure is its own.
 import os
 
 from .codes import WAIT_CODES
-from .lab import SETTINGS
 
 # A correct pairing takes 0.4-1.5 s of wall time on a quiet host, with
 # each guest running for well under a second of it (recorded: 0.1-0.2 s
@@ -127,25 +126,17 @@ def timing_shaped(pair):
     return False
 
 
-def stretched_limit(pair):
-    """The guests' limit that ended the pairing, in seconds as on a quiet
-    host (rounds.py, run_seconds), 0 when none did: the run limit
-    (RUN_TIMEOUT) for a side the jail stopped at it, else a program's
-    waits (PROG_TIMEOUT: its -t, the reference's, or the silence the
-    guest allows), whatever ended its work before (a fork bomb, refused
-    its processes, stays silent until stopped).  The guests stretched
-    that limit by their slowdown; a side stopped because its peer had
-    failed (note) waited for nothing."""
-    t = 0
-    for s in ("server", "client"):
-        X = pair[s]
-        if X.note:
-            continue
-        if X.rc in (124, 137) and not X.idle:
-            t = max(t, SETTINGS["RUN_TIMEOUT_DEFAULT"])
-        elif X.idle or any(c in WAIT_CODES for c in X.codes.values()):
-            t = max(t, SETTINGS["PROG_TIMEOUT_DEFAULT"])
-    return t
+def stretched_end(pair):
+    """A guests' limit ended the pairing (rounds.py, run_seconds): a side
+    the jail or its silence stopped, or whose wait (-t) ran out, whatever
+    ended its work before (a fork bomb, refused its processes, stays
+    silent until stopped).  The guests stretched that limit by their
+    slowdown; a side stopped because its peer had failed (note) waited
+    for nothing."""
+    return any(not pair[s].note and (
+        pair[s].timed_out() or pair[s].idle or
+        any(c in WAIT_CODES for c in pair[s].codes.values()))
+        for s in ("server", "client"))
 
 
 def starved_text(p, cpu, g):

@@ -15,7 +15,7 @@ from .points import (cause, charge, not_reached, part_totals,
                      step_passed)
 from .provenance import pairing_seconds, record
 from .starved import (pairing_cpu, starved_guest, starved_text,
-                      stretched_limit, timing_shaped)
+                      stretched_end, timing_shaped)
 from .text import read
 
 
@@ -127,9 +127,9 @@ def cmd_analyze(resdir, rundir, dest):
     cpu = result["guest_cpu"] = pairing_cpu(resdir, rundir, PAIRINGS)
     for p, pair, packets in lines_out:
         if p in cpu:
-            # For the rounds' cost (rounds.py, run_seconds): the
-            # stretched limit that ended it.
-            cpu[p]["limit"] = stretched_limit(pair)
+            # For the rounds' cost (rounds.py, run_seconds): a
+            # stretched limit ended it.
+            cpu[p]["limit"] = stretched_end(pair)
         g = starved_guest(cpu[p]) if p in cpu else None
         if not pair_failed(p, checks, lossy):
             continue

@@ -133,11 +133,11 @@ class Budget(checklib.Case):
         cases = [
             (dict(hung), 13.0),
             (dict(hung, stretch=4.0), 7.32),
-            (dict(hung, stretch=4.0, limit=5), 7.32),
+            (dict(hung, stretch=4.0, limit=True), 7.32),
             ({"window": 35.0, "server": [3.0, 3.0], "client": [1.0, 1.0],
-              "stretch": 5.0, "limit": 5}, 7.0),
+              "stretch": 5.0, "limit": True}, 7.0),
             ({"window": 12.5, "server": [2.0, 1.0], "client": [1.0, 0.5],
-              "stretch": 4.0, "limit": 0}, 11.5),
+              "stretch": 4.0, "limit": False}, 11.5),
         ]
         for cpu, want in cases:
             got = rounds.run_seconds([([], {"guest_cpu": {"p1": cpu}})])
