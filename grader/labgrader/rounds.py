@@ -282,12 +282,24 @@ def over_budget(rounds):
     return run_seconds(rounds) > ROUND_BUDGET_S
 
 
+def cut_seconds(result):
+    """How long the student's run took in the pairing after which the
+    round was cut, as on a quiet host (student.py, own_s: its off-CPU
+    time as it was, its CPU time over the stretch); without that
+    measure, the round's runs as the budget counts them."""
+    own = (result.get("own_s") or {}).get(result["cut"][0])
+    return own if own is not None else run_seconds([(None, result)])
+
+
 def stalled(rounds):
     """The last two rounds were each cut at the student's first own step
-    after more than STALL_S of runs (ROUND_BUDGET_S's comment)."""
+    after more than STALL_S (ROUND_BUDGET_S's comment).  Measured on the
+    student's run, not on the pairing's window: a window less the guests'
+    CPU wait, which their own polling fills while a program sleeps, gave
+    a program that talks for 11 s three rounds in CI at a stretch of 4
+    to 5."""
     return len(rounds) >= 2 and all(
-        r.get("cut") and run_seconds([(si, r)]) > STALL_S
-        for si, r in rounds[-2:])
+        r.get("cut") and cut_seconds(r) > STALL_S for _, r in rounds[-2:])
 
 
 def stop_note(rounds):

@@ -30,6 +30,11 @@ from .codes import WAIT_CODES
 # NEEDED_S.
 STARVED_S = 3.0
 NEEDED_S = 1.0
+# What a unit of stretch adds to a correct student run's time off the
+# CPU (own_seconds): the reference's grading, quiet and with 6 busy loops
+# at a stretch of 3.5 (2026-11-29): 0.22-0.89 s, then 1.60-4.08 s, its
+# server in p1 the most (1.28 s per unit); with a margin.
+OFF_STRETCH_S = 1.5
 
 
 
@@ -137,6 +142,20 @@ def stretched_end(pair):
         pair[s].timed_out() or pair[s].idle or
         any(c in WAIT_CODES for c in pair[s].codes.values()))
         for s in ("server", "client"))
+
+
+def own_seconds(run, stretch):
+    """A student's run (Side.cpu: CPU and wall seconds) as on a quiet
+    host, or more: its CPU time over the guests' stretch, and the time
+    its program was off the CPU (asleep, or waiting for its peer or its
+    start in the jail) less what a busy host adds to a correct run's
+    (OFF_STRETCH_S per unit of stretch).  A program that talks for 11 s
+    and then fails counts 11 s or more at any load, where its pairing's
+    window less the guests' CPU wait (which their own polling fills
+    while it sleeps) counted 5.6 s at a stretch of 3.7."""
+    cpu, wall = run
+    s = max(1.0, stretch)
+    return max(0.0, wall - cpu - (s - 1) * OFF_STRETCH_S) + cpu / s
 
 
 def starved_text(p, cpu, g):

@@ -14,8 +14,9 @@ from .lab import (GRADED, GRADED_CHECKS, PAIRINGS, PAIR_TITLE, PAIR_WIRE,
 from .points import (cause, charge, not_reached, part_totals,
                      step_passed)
 from .provenance import pairing_seconds, record
-from .starved import (pairing_cpu, starved_guest, starved_text,
-                      stretched_end, timing_shaped)
+from .starved import (own_seconds, pairing_cpu, starved_guest,
+                      starved_text, stretch_of, stretched_end,
+                      timing_shaped)
 from .text import read
 
 
@@ -125,6 +126,15 @@ def cmd_analyze(resdir, rundir, dest):
     # A failure that a wait or a silence ended, in a pairing whose guests
     # the host starved of CPU, is the machine's (starved.py).
     cpu = result["guest_cpu"] = pairing_cpu(resdir, rundir, PAIRINGS)
+    # For the rounds (rounds.py, stalled): each pairing's longest student
+    # run, as on a quiet host.
+    result["own_s"] = {
+        p: round(max(own_seconds(pair[s].cpu, stretch_of(
+            os.path.join(resdir, p))) for s in ("server", "client")
+            if pair[s].who == "student" and pair[s].cpu), 2)
+        for p, pair, _ in lines_out
+        if any(pair[s].who == "student" and pair[s].cpu
+               for s in ("server", "client"))}
     for p, pair, packets in lines_out:
         if p in cpu:
             # For the rounds' cost (rounds.py, run_seconds): a

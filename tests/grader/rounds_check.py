@@ -13,7 +13,8 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "..", "grader"))
 sys.path.insert(0, os.path.dirname(HERE))  # tests/checklib.py
 import checklib  # noqa: E402
-from labgrader import rounds, student  # noqa: E402
+from labgrader import rounds, starved, student  # noqa: E402
+from labgrader.evidence import peer  # noqa: E402
 from labgrader.lab import PART, POINTS, STEP_NAMES  # noqa: E402
 
 
@@ -176,6 +177,52 @@ class Stalled(checklib.Case):
         del first[1]["cut"]
         rs = [first, self.cut("create_resources", 8.0, ["open_device"])]
         self.assertFalse(rounds.stalled(rs))
+
+    def test_a_sleeping_run_under_load_stops(self):
+        # CI at a stretch of 4 to 5: each round's window less the guests'
+        # CPU wait (their polling fills it while the program sleeps) was
+        # under 5 s; the student's run itself, mostly asleep, 14.9 s.
+        rs = []
+        for step, si in (("open_device", []),
+                         ("create_resources", ["open_device"])):
+            si, r = self.cut(step, 17.78, si)
+            r["guest_cpu"]["p1"].update(server=[3.69, 12.17],
+                                        client=[3.77, 14.0],
+                                        stretch=4.5, limit=False)
+            self.assertLess(rounds.run_seconds([(si, r)]), 5)
+            r["own_s"] = {"p1": starved.own_seconds((0.4, 14.9), 4.5)}
+            rs.append((si, r))
+        self.assertTrue(rounds.stalled(rs))
+
+    def test_a_computing_run_under_load_goes_on(self):
+        # 8 s of CPU at a stretch of 4: 2 s on a quiet host.
+        rs = [self.cut("open_device", 8.0),
+              self.cut("create_resources", 9.0, ["open_device"])]
+        for _, r in rs:
+            r["own_s"] = {"p1": starved.own_seconds((7.8, 8.2), 4.0)}
+            self.assertLess(abs(r["own_s"]["p1"] - 1.95), 0.01)
+        self.assertFalse(rounds.stalled(rs))
+
+    def test_a_fast_failure_under_load_goes_on(self):
+        # The reference's own run in p1 at a stretch of 3.5 (1.56 s of
+        # CPU in 5.64 s): had it failed at its end, its rounds go on.
+        rs = [self.cut("open_device", 8.0),
+              self.cut("create_resources", 9.0, ["open_device"])]
+        for _, r in rs:
+            r["own_s"] = {"p1": starved.own_seconds((1.56, 5.64), 3.5)}
+            self.assertLess(r["own_s"]["p1"], 1.0)
+        self.assertFalse(rounds.stalled(rs))
+
+
+class RunCpu(checklib.Case):
+    """SIDE.cpu as the guest driver writes it, and nothing else."""
+
+    def test_parse(self):
+        self.assertEqual(peer.run_cpu("1500000 14900000\n"), (1.5, 14.9))
+        # More CPU than wall time (a clock step): no more than the wall.
+        self.assertEqual(peer.run_cpu("3000000 2000000"), (2.0, 2.0))
+        for bad in (None, "", "12", "1 2 3", "-1 5", "x 5", "1e6 5"):
+            self.assertIsNone(peer.run_cpu(bad), bad)
 
 
 if __name__ == "__main__":

@@ -90,6 +90,15 @@ def mr_of(mrs, va, rkey, size=1):
     return None
 
 
+def run_cpu(text):
+    """(cpu_s, wall_s) of a SIDE.cpu file, "CPU_US WALL_US", or None."""
+    w = (text or "").split()
+    if len(w) != 2 or not all(x.isdigit() for x in w):
+        return None
+    cpu, wall = int(w[0]) / 1e6, int(w[1]) / 1e6
+    return (min(cpu, wall), wall)
+
+
 class Side:
     def __init__(self, pdir, side, who):
         self.side, self.who = side, who
@@ -107,6 +116,9 @@ class Side:
         # written by the guest driver, never by the program.
         self.limit = (read(os.path.join(pdir, side + ".limit")) or
                       "").strip()
+        # A student's run as its guest measured it (the guest driver's
+        # note_cpu, never the program): (CPU seconds, wall seconds).
+        self.cpu = run_cpu(read(os.path.join(pdir, side + ".cpu"), 100))
         self.steps, self.fails, self.codes, self.hints = parse_output(
             self.out, self.err)
         self.trace = parse_ktrace(read(os.path.join(pdir, side +
