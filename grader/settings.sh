@@ -253,6 +253,17 @@ nap() {
 	read -rt "$1" -u "$nap_fd" || true
 }
 
+# lab_python: LAB_PY, the Python interpreter, resolved once and exported
+# to what this run starts: a version manager's shim (pyenv's) costs 0.1 s
+# of CPU at every call, and a course calls Python for every submission
+# and round.  Only on the host (never in a guest).
+lab_python() {
+	[ -x "${LAB_PY:-}" ] || LAB_PY=$(python3 -S -c \
+		'import sys; print(sys.executable)' 2>/dev/null) || true
+	[ -x "${LAB_PY:-}" ] || LAB_PY=python3
+	export LAB_PY
+}
+
 # read_pairings FILE PARTS: the pairings table (pairings.tsv) of the parts
 # 1..PARTS in the arrays pair_names, pair_server, pair_client and
 # pair_wire (the wire's rules, "none" for a clean one), in the order they
