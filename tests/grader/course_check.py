@@ -194,6 +194,8 @@ def fake_tree(t):
         shutil.copy(os.path.join(ROOT, "grader", "grade-all"),
                     os.path.join(top, "grader"))
         os.symlink(G, os.path.join(top, "grader", "grader.py"))
+        os.symlink(os.path.join(ROOT, "grader", "settings.sh"),
+                   os.path.join(top, "grader", "settings.sh"))
         os.symlink(os.path.join(ROOT, "lab"), os.path.join(top, "lab"))
         for path, text in (("grader/capacity", "#!/bin/sh\necho 1\n"),
                            ("grader/batch", STUB_BATCH)):

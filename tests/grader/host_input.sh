@@ -257,6 +257,7 @@ fake=$h/fake
 mkdir -p "$fake/grader" "$h/ga"
 cp grader/grade-all "$fake/grader/grade-all"
 ln -s "$PWD/$G" "$fake/grader/grader.py"
+ln -s "$PWD/grader/settings.sh" "$fake/grader/settings.sh"
 ln -s "$PWD/lab" "$fake/lab"
 printf '#!/bin/sh\necho 1\n' >"$fake/grader/capacity"
 cat >"$fake/grader/batch" <<'SH'
