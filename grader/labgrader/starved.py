@@ -114,34 +114,31 @@ def starved_guest(cpu):
     return None
 
 
+def waited_out(X):
+    """Side X ended by a wait or a silence: timed out, stopped as
+    silent, or a FAIL line whose code a wait running out prints."""
+    return X.timed_out() or any(c in WAIT_CODES for c in X.codes.values())
+
+
 def timing_shaped(pair):
-    """A side of the pairing ended by a wait or a silence: timed out,
-    stopped as silent, or a FAIL line whose code a wait running out
-    prints.  Not when a limit of the sandbox ended a side (memory,
-    processes, output, packets: the program's own doing), and a side
-    stopped because its peer had failed (note) is no cause itself."""
+    """A side of the pairing ended by a wait or a silence (waited_out).
+    Not when a limit of the sandbox ended a side (memory, processes,
+    output, packets: the program's own doing), and a side stopped
+    because its peer had failed (note) is no cause itself."""
     if any(pair[s].limit for s in ("server", "client")):
         return False
-    for s in ("server", "client"):
-        X = pair[s]
-        if X.timed_out():
-            return True
-        if any(c in WAIT_CODES for c in X.codes.values()):
-            return True
-    return False
+    return any(waited_out(pair[s]) for s in ("server", "client"))
 
 
 def stretched_end(pair):
     """A guests' limit ended the pairing (rounds.py, run_seconds): a side
-    the jail or its silence stopped, or whose wait (-t) ran out, whatever
-    ended its work before (a fork bomb, refused its processes, stays
-    silent until stopped).  The guests stretched that limit by their
-    slowdown; a side stopped because its peer had failed (note) waited
-    for nothing."""
-    return any(not pair[s].note and (
-        pair[s].timed_out() or pair[s].idle or
-        any(c in WAIT_CODES for c in pair[s].codes.values()))
-        for s in ("server", "client"))
+    the jail or its silence stopped, or whose wait (-t) ran out
+    (waited_out), whatever ended its work before (a fork bomb, refused
+    its processes, stays silent until stopped).  The guests stretched
+    that limit by their slowdown; a side stopped because its peer had
+    failed (note) waited for nothing."""
+    return any(not pair[s].note and waited_out(pair[s])
+               for s in ("server", "client"))
 
 
 def own_seconds(run, stretch):

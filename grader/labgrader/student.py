@@ -128,13 +128,14 @@ def cmd_analyze(resdir, rundir, dest):
     cpu = result["guest_cpu"] = pairing_cpu(resdir, rundir, PAIRINGS)
     # For the rounds (rounds.py, stalled): each pairing's longest student
     # run, as on a quiet host.
-    result["own_s"] = {
-        p: round(max(own_seconds(pair[s].cpu, stretch_of(
-            os.path.join(resdir, p))) for s in ("server", "client")
-            if pair[s].who == "student" and pair[s].cpu), 2)
-        for p, pair, _ in lines_out
-        if any(pair[s].who == "student" and pair[s].cpu
-               for s in ("server", "client"))}
+    result["own_s"] = {}
+    for p, pair, _ in lines_out:
+        runs = [pair[s].cpu for s in ("server", "client")
+                if pair[s].who == "student" and pair[s].cpu]
+        if runs:
+            st = stretch_of(os.path.join(resdir, p))
+            result["own_s"][p] = round(max(own_seconds(r, st)
+                                           for r in runs), 2)
     for p, pair, packets in lines_out:
         if p in cpu:
             # For the rounds' cost (rounds.py, run_seconds): a

@@ -194,23 +194,27 @@ class Stalled(checklib.Case):
             rs.append((si, r))
         self.assertTrue(rounds.stalled(rs))
 
-    def test_a_computing_run_under_load_goes_on(self):
-        # 8 s of CPU at a stretch of 4: 2 s on a quiet host.
+    def two_cuts_of(self, run, stretch):
+        """Two cut rounds with long windows, each of whose student runs
+        was RUN (CPU, wall seconds) at STRETCH; and that run's own_s."""
+        own = starved.own_seconds(run, stretch)
         rs = [self.cut("open_device", 8.0),
               self.cut("create_resources", 9.0, ["open_device"])]
         for _, r in rs:
-            r["own_s"] = {"p1": starved.own_seconds((7.8, 8.2), 4.0)}
-            self.assertLess(abs(r["own_s"]["p1"] - 1.95), 0.01)
+            r["own_s"] = {"p1": own}
+        return rs, own
+
+    def test_a_computing_run_under_load_goes_on(self):
+        # 8 s of CPU at a stretch of 4: 2 s on a quiet host.
+        rs, own = self.two_cuts_of((7.8, 8.2), 4.0)
+        self.assertLess(abs(own - 1.95), 0.01)
         self.assertFalse(rounds.stalled(rs))
 
     def test_a_fast_failure_under_load_goes_on(self):
         # The reference's own run in p1 at a stretch of 3.5 (1.56 s of
         # CPU in 5.64 s): had it failed at its end, its rounds go on.
-        rs = [self.cut("open_device", 8.0),
-              self.cut("create_resources", 9.0, ["open_device"])]
-        for _, r in rs:
-            r["own_s"] = {"p1": starved.own_seconds((1.56, 5.64), 3.5)}
-            self.assertLess(r["own_s"]["p1"], 1.0)
+        rs, own = self.two_cuts_of((1.56, 5.64), 3.5)
+        self.assertLess(own, 1.0)
         self.assertFalse(rounds.stalled(rs))
 
 
