@@ -19,8 +19,10 @@ ran that long had the CPU to make progress, however long it waited: its
 program's failure is its own.
 """
 import os
+import re
 
 from .codes import WAIT_CODES
+from .lab import SETTINGS
 
 # A correct pairing takes 0.4-1.5 s of wall time on a quiet host, with
 # each guest running for well under a second of it (recorded: 0.1-0.2 s
@@ -114,30 +116,69 @@ def starved_guest(cpu):
     return None
 
 
-def waited_out(X):
+def prog_wait(rundir, stretch):
+    """The -t, in seconds, that the guests gave a student's run in a
+    pairing of this stretch: the run's PROG_TIMEOUT (its config, written
+    by grader/batch; settings.sh's default without one), stretched as
+    guest-driver's stretch() does (tenths, at most SLOW_MAX, whole
+    seconds rounded up)."""
+    t = SETTINGS["PROG_TIMEOUT_DEFAULT"]
+    try:
+        with open(os.path.join(rundir, "config")) as f:
+            m = re.search(r"^PROG_TIMEOUT=(\d+)$", f.read(), re.M)
+        if m:
+            t = int(m.group(1))
+    except OSError:
+        pass
+    f = min(max(10, int(round(stretch * 10))), SETTINGS["SLOW_MAX"] * 10)
+    return (t * f + 9) // 10
+
+
+# A run's wall time (SIDE.cpu) spans more than any one wait of its
+# program (its start in the jail, its set-up): this much less than the
+# wait is room for the two clocks only.
+WAIT_SLACK_S = 0.5
+
+
+def waited_out(X, wait_s=None):
     """Side X ended by a wait or a silence: timed out, stopped as
-    silent, or a FAIL line whose code a wait running out prints."""
-    return X.timed_out() or any(c in WAIT_CODES for c in X.codes.values())
+    silent (the guest's records), or a FAIL line whose code a wait
+    running out prints.  A student's line is its program's own words:
+    it counts when the run lasted as long as such a wait (SIDE.cpu's
+    wall time, the guest's, at least wait_s, its -t), not when it was
+    printed at once (a program that could not wait, or would rather
+    its failure were the machine's).  Without a wait_s or a SIDE.cpu
+    (a kernel without cgroup v2), the line as it is."""
+    if X.timed_out():
+        return True
+    if not any(c in WAIT_CODES for c in X.codes.values()):
+        return False
+    cpu = getattr(X, "cpu", None)
+    if getattr(X, "who", "student") != "student" or wait_s is None or \
+            cpu is None:
+        return True
+    return cpu[1] >= wait_s - WAIT_SLACK_S
 
 
-def timing_shaped(pair):
-    """A side of the pairing ended by a wait or a silence (waited_out).
-    Not when a limit of the sandbox ended a side (memory, processes,
-    output, packets: the program's own doing), and a side stopped
-    because its peer had failed (note) is no cause itself."""
+def timing_shaped(pair, wait_s=None):
+    """A side of the pairing ended by a wait or a silence (waited_out,
+    wait_s: a student's -t in it).  Not when a limit of the sandbox
+    ended a side (memory, processes, output, packets: the program's own
+    doing), and a side stopped because its peer had failed (note) is no
+    cause itself."""
     if any(pair[s].limit for s in ("server", "client")):
         return False
-    return any(waited_out(pair[s]) for s in ("server", "client"))
+    return any(waited_out(pair[s], wait_s) for s in ("server", "client"))
 
 
-def stretched_end(pair):
+def stretched_end(pair, wait_s=None):
     """A guests' limit ended the pairing (rounds.py, run_seconds): a side
-    the jail or its silence stopped, or whose wait (-t) ran out
-    (waited_out), whatever ended its work before (a fork bomb, refused
-    its processes, stays silent until stopped).  The guests stretched
-    that limit by their slowdown; a side stopped because its peer had
-    failed (note) waited for nothing."""
-    return any(not pair[s].note and waited_out(pair[s])
+    the jail or its silence stopped, or whose wait (-t, wait_s for a
+    student) ran out (waited_out), whatever ended its work before (a
+    fork bomb, refused its processes, stays silent until stopped).  The
+    guests stretched that limit by their slowdown; a side stopped
+    because its peer had failed (note) waited for nothing."""
+    return any(not pair[s].note and waited_out(pair[s], wait_s)
                for s in ("server", "client"))
 
 

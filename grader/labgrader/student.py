@@ -14,7 +14,7 @@ from .lab import (GRADED, GRADED_CHECKS, PAIRINGS, PAIR_TITLE, PAIR_WIRE,
 from .points import (cause, charge, not_reached, part_totals,
                      step_passed)
 from .provenance import pairing_seconds, record
-from .starved import (own_seconds, pairing_cpu, starved_guest,
+from .starved import (own_seconds, pairing_cpu, prog_wait, starved_guest,
                       starved_text, stretch_of, stretched_end,
                       timing_shaped)
 from .text import read
@@ -137,14 +137,17 @@ def cmd_analyze(resdir, rundir, dest):
             result["own_s"][p] = round(max(own_seconds(r, st)
                                            for r in runs), 2)
     for p, pair, packets in lines_out:
+        # A student's -t in this pairing: a wait code it printed is
+        # believed when its run lasted that long (starved.waited_out).
+        wait_s = prog_wait(rundir, stretch_of(os.path.join(resdir, p)))
         if p in cpu:
             # For the rounds' cost (rounds.py, run_seconds): a
             # stretched limit ended it.
-            cpu[p]["limit"] = stretched_end(pair)
+            cpu[p]["limit"] = stretched_end(pair, wait_s)
         g = starved_guest(cpu[p]) if p in cpu else None
         if not pair_failed(p, checks, lossy):
             continue
-        if g and timing_shaped(pair):
+        if g and timing_shaped(pair, wait_s):
             env.append(starved_text(p, cpu[p], g))
         # A retry count that ran out although the peer had answered, or
         # while a guest waited for a CPU as long as the QP's whole timer

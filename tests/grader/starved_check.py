@@ -18,9 +18,10 @@ from labgrader import starved  # noqa: E402
 
 
 class FakeSide:
-    def __init__(self, idle="", note="", codes=None, rc=0, limit=""):
+    def __init__(self, idle="", note="", codes=None, rc=0, limit="",
+                 who="student", cpu=None):
         self.idle, self.note, self.rc, self.limit = idle, note, rc, limit
-        self.codes = codes or {}
+        self.codes, self.who, self.cpu = codes or {}, who, cpu
 
     def timed_out(self):
         return (self.rc in (124, 137) or self.idle) and not self.note
@@ -127,6 +128,52 @@ class TimingShaped(checklib.Case):
                 "client": FakeSide(note="stopped: the peer had failed",
                                    rc=143)}
         self.assertFalse(starved.timing_shaped(pair))
+
+
+class WaitCodes(checklib.Case):
+    """A wait code is the program's own line: believed from a student's
+    run that lasted its -t (SIDE.cpu's wall time, the guest's)."""
+
+    def test_wait_code_believed_after_the_wait(self):
+        pair = {"server": FakeSide(),
+                "client": FakeSide(codes={"send": "NO_COMPLETION"},
+                                   cpu=(0.3, 5.4))}
+        self.assertTrue(starved.timing_shaped(pair, 5))
+        self.assertTrue(starved.stretched_end(pair, 5))
+
+    def test_wait_code_printed_at_once_is_not(self):
+        # The program printed NO_COMPLETION 0.4 s after its start, with
+        # -t 5: no wait ran out; its failure stays its own.
+        pair = {"server": FakeSide(),
+                "client": FakeSide(codes={"send": "NO_COMPLETION"},
+                                   cpu=(0.3, 0.4))}
+        self.assertFalse(starved.timing_shaped(pair, 5))
+        self.assertFalse(starved.stretched_end(pair, 5))
+        # The guest's own records stay believed (a silent stop).
+        pair["client"].idle = "silent for 8 s"
+        self.assertTrue(starved.timing_shaped(pair, 5))
+
+    def test_wait_code_of_the_reference_believed(self):
+        pair = {"server": FakeSide(who="ref", codes={"send": "PEER_SILENT"}),
+                "client": FakeSide(cpu=(0.3, 0.4))}
+        self.assertTrue(starved.timing_shaped(pair, 5))
+
+    def test_wait_code_without_a_measure_as_before(self):
+        pair = {"server": FakeSide(),
+                "client": FakeSide(codes={"send": "NO_COMPLETION"})}
+        self.assertTrue(starved.timing_shaped(pair, 5))
+
+    def test_prog_wait_from_the_run_config(self):
+        with tempfile.TemporaryDirectory() as d:
+            dflt = starved.SETTINGS["PROG_TIMEOUT_DEFAULT"]
+            self.assertEqual(starved.prog_wait(d, 1.0), dflt)
+            with open(os.path.join(d, "config"), "w") as f:
+                f.write("REF=/x\nPROG_TIMEOUT=7\nRUN_TIMEOUT=12\n")
+            # guest-driver's stretch(): (7 * 14 + 9) / 10 = 10 s.
+            self.assertEqual(starved.prog_wait(d, 1.4), 10)
+            self.assertEqual(starved.prog_wait(d, 0.5), 7)
+            top = starved.SETTINGS["SLOW_MAX"]
+            self.assertEqual(starved.prog_wait(d, top + 3), 7 * top)
 
 
 if __name__ == "__main__":
