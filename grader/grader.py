@@ -4,6 +4,9 @@
   grader.py payloads RESDIR...         fresh random payloads for p1..p3,
                                        and their folders
   grader.py unpack SUBMISSION DEST     copy the main.c of a submission
+  grader.py unpack-many LIST           the same for each SUBMISSION DEST
+                                       pair of LIST (NUL-separated), each
+                                       in a process of its own
   grader.py names SUBS                 each submission's folder, names
                                        that collide, its submitters
                                        (grade-all; lms.py's layouts)
@@ -67,9 +70,9 @@ from labgrader.text import safe
 
 
 # Each command's arguments: at least, at most (None: any number more).
-ARGS = {"payloads": (1, None), "unpack": (2, 2), "names": (1, 1),
-        "version": (0, 0),
-        "clean": (0, 0), "analyze": (3, 3), "collect": (3, 3), "show": (1, None),
+ARGS = {"payloads": (1, None), "unpack": (2, 2), "unpack-many": (1, 1),
+        "names": (1, 1), "version": (0, 0), "clean": (0, 0),
+        "analyze": (3, 3), "collect": (3, 3), "show": (1, None),
         "results": (2, None), "report": (1, 1), "merge": (2, None),
         "progress": (2, None), "leaks": (1, 1), "packets": (1, 1),
         "summary": (1, 1),
@@ -206,6 +209,9 @@ def run(cmd, args):
         # library does with a hostile archive, this process stays small.
         resource.setrlimit(resource.RLIMIT_AS, (MEMORY_MAX, MEMORY_MAX))
         return cmd_unpack(args[0], args[1])
+    if cmd == "unpack-many":
+        from labgrader.submissions import cmd_unpack_many
+        return cmd_unpack_many(args[0])
     if cmd == "names":
         from labgrader.submissions import cmd_names
         return cmd_names(args[0])

@@ -1,13 +1,15 @@
 """The commands that prepare a submission: its payloads, its main.c
-(grader.py unpack), its folder's name, its logs cleaned."""
+(grader.py unpack, unpack-many), its folder's name, its logs cleaned."""
 import lzma
 import os
 import random
 import re
+import resource
 import signal
 import string
 import sys
 import tarfile
+import time
 import zipfile
 import zlib
 
@@ -77,6 +79,67 @@ def cmd_unpack(sub, dest):
     with open(os.path.join(dest, "main.c"), "wb") as f:
         f.write(pick.data)
     return 0
+
+
+def cmd_unpack_many(listing):
+    """grader.py unpack-many LIST: each SUBMISSION DEST pair of LIST
+    (NUL-separated) unpacked as cmd_unpack does, in a child of its own
+    (one Python start for a whole course, where a start per submission
+    cost 0.1 s each), with its limits: its address space (MEMORY_MAX),
+    its alarm (SECONDS_MAX), and killed past SECONDS_MAX + KILL_SLACK_S.
+    Its lines go to DEST/unpack.log, its status to DEST/unpack.status
+    (0, or 1: refused, or no main.c)."""
+    with open(listing, "rb") as f:
+        words = f.read().split(b"\0")
+    for sub, dest in zip(words[0:-1:2], words[1::2]):
+        unpack_child(os.fsdecode(sub), os.fsdecode(dest))
+    return 0
+
+
+# A child that its own alarm did not end (stuck outside Python's reach)
+# is killed this much later.
+KILL_SLACK_S = 5
+
+
+def unpack_child(sub, dest):
+    os.makedirs(dest, exist_ok=True)
+    log = os.open(os.path.join(dest, "unpack.log"),
+                  os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
+    sys.stdout.flush()
+    sys.stderr.flush()
+    pid = os.fork()
+    if pid == 0:
+        rc = 1
+        try:
+            os.dup2(log, 2)
+            sys.stderr = os.fdopen(2, "w", closefd=False)
+            resource.setrlimit(resource.RLIMIT_AS, (MEMORY_MAX,
+                                                    MEMORY_MAX))
+            rc = cmd_unpack(sub, dest)
+        finally:
+            sys.stderr.flush()
+            os._exit(rc)
+    os.close(log)
+    end = time.monotonic() + SECONDS_MAX + KILL_SLACK_S
+    while True:
+        done, status = os.waitpid(pid, os.WNOHANG)
+        if done:
+            break
+        if time.monotonic() > end:
+            os.kill(pid, signal.SIGKILL)
+            _, status = os.waitpid(pid, 0)
+            break
+        time.sleep(0.005)
+    rc = os.waitstatus_to_exitcode(status)
+    if rc != 0:
+        if rc < 0:
+            with open(os.path.join(dest, "unpack.log"), "a") as f:
+                print("%s: refused: its reading was stopped (signal %d)"
+                      % (safe(os.path.basename(sub.rstrip("/")) or sub),
+                         -rc), file=f)
+        rc = 1
+    with open(os.path.join(dest, "unpack.status"), "w") as f:
+        f.write("%d\n" % rc)
 
 
 def student_name(entry):

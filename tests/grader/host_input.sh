@@ -199,6 +199,39 @@ else
 	fail "unpack_honest_forms:$why" "$h/err"
 fi
 
+# unpack-many, grade-all's intake (one Python start, a process of its
+# own per submission, with unpack's limits): for every submission above,
+# the same status, lines and main.c as unpack gives it alone.
+rm -rf "$h/many"
+k=0
+for s in "$subs"/*; do
+	k=$((k + 1))
+	printf '%s\0%s\0' "$s" "$h/many/$k"
+done >"$h/many.list"
+why=''
+timeout 120 python3 "$G" unpack-many "$h/many.list" 2>"$h/many.err" ||
+	why=" status $?"
+[ ! -s "$h/many.err" ] || why="$why (lines of its own)"
+k=0
+for s in "$subs"/*; do
+	k=$((k + 1))
+	d=$h/many/$k
+	unpack "${s##*/}"
+	same=1
+	[ "$(cat "$d/unpack.status" 2>/dev/null)" = "$rc" ] || same=''
+	cmp -s "$h/err" "$d/unpack.log" || same=''
+	if [ -e "$h/dest/main.c" ] || [ -e "$d/main.c" ]; then
+		cmp -s "$h/dest/main.c" "$d/main.c" || same=''
+	fi
+	[ -n "$same" ] || why="$why ${s##*/}"
+done
+! grep -rqs "$token" "$h/many" || why="$why (the secret is in its output)"
+if [ -z "$why" ]; then
+	ok "unpack_many_as_unpack ($k submissions, each as alone)"
+else
+	fail "unpack_many_as_unpack:$why" "$h/many.err"
+fi
+
 # grader/grade --lab DIR (a Gradescope upload): a linked or FIFO main.c is
 # refused in one line before anything is built or booted.  The timeout
 # bounds a regression that would go on to boot the guests.
