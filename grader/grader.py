@@ -60,7 +60,6 @@ side could not know without receiving it (the random payloads).
 """
 import os
 import re
-import resource
 import sys
 
 # No __pycache__ beside the package: the guests see this folder
@@ -204,10 +203,6 @@ def run(cmd, args):
         return 0
     if cmd == "unpack":
         from labgrader.submissions import cmd_unpack
-        from labgrader.unpack import MEMORY_MAX
-        # A backstop under the caps of read_submission: whatever a
-        # library does with a hostile archive, this process stays small.
-        resource.setrlimit(resource.RLIMIT_AS, (MEMORY_MAX, MEMORY_MAX))
         return cmd_unpack(args[0], args[1])
     if cmd == "unpack-many":
         from labgrader.submissions import cmd_unpack_many

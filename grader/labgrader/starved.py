@@ -116,22 +116,26 @@ def starved_guest(cpu):
     return None
 
 
-def prog_wait(rundir, stretch):
-    """The -t, in seconds, that the guests gave a student's run in a
-    pairing of this stretch: the run's PROG_TIMEOUT (its config, written
-    by grader/batch; settings.sh's default without one), stretched as
-    guest-driver's stretch() does (tenths, at most SLOW_MAX, whole
-    seconds rounded up)."""
-    t = SETTINGS["PROG_TIMEOUT_DEFAULT"]
+def prog_timeout(rundir):
+    """The run's PROG_TIMEOUT, as a quiet host's -t: its config's
+    (written by grader/batch), settings.sh's default without one."""
     try:
         with open(os.path.join(rundir, "config")) as f:
             m = re.search(r"^PROG_TIMEOUT=(\d+)$", f.read(), re.M)
         if m:
-            t = int(m.group(1))
+            return int(m.group(1))
     except OSError:
         pass
+    return SETTINGS["PROG_TIMEOUT_DEFAULT"]
+
+
+def prog_wait(timeout, stretch):
+    """The -t, in seconds, that the guests gave a student's run in a
+    pairing of this stretch: timeout (prog_timeout) stretched as
+    guest-driver's stretch() does (tenths, at most SLOW_MAX, whole
+    seconds rounded up)."""
     f = min(max(10, int(round(stretch * 10))), SETTINGS["SLOW_MAX"] * 10)
-    return (t * f + 9) // 10
+    return (timeout * f + 9) // 10
 
 
 # A run's wall time (SIDE.cpu) spans more than any one wait of its
@@ -153,11 +157,9 @@ def waited_out(X, wait_s=None):
         return True
     if not any(c in WAIT_CODES for c in X.codes.values()):
         return False
-    cpu = getattr(X, "cpu", None)
-    if getattr(X, "who", "student") != "student" or wait_s is None or \
-            cpu is None:
+    if X.who != "student" or wait_s is None or X.cpu is None:
         return True
-    return cpu[1] >= wait_s - WAIT_SLACK_S
+    return X.cpu[1] >= wait_s - WAIT_SLACK_S
 
 
 def timing_shaped(pair, wait_s=None):

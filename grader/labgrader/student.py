@@ -14,9 +14,9 @@ from .lab import (GRADED, GRADED_CHECKS, PAIRINGS, PAIR_TITLE, PAIR_WIRE,
 from .points import (cause, charge, not_reached, part_totals,
                      step_passed)
 from .provenance import pairing_seconds, record
-from .starved import (own_seconds, pairing_cpu, prog_wait, starved_guest,
-                      starved_text, stretch_of, stretched_end,
-                      timing_shaped)
+from .starved import (own_seconds, pairing_cpu, prog_timeout, prog_wait,
+                      starved_guest, starved_text, stretch_of,
+                      stretched_end, timing_shaped)
 from .text import read
 
 
@@ -129,17 +129,19 @@ def cmd_analyze(resdir, rundir, dest):
     # For the rounds (rounds.py, stalled): each pairing's longest student
     # run, as on a quiet host.
     result["own_s"] = {}
+    stretch = {p: stretch_of(os.path.join(resdir, p))
+               for p, _, _ in lines_out}
     for p, pair, _ in lines_out:
         runs = [pair[s].cpu for s in ("server", "client")
                 if pair[s].who == "student" and pair[s].cpu]
         if runs:
-            st = stretch_of(os.path.join(resdir, p))
-            result["own_s"][p] = round(max(own_seconds(r, st)
+            result["own_s"][p] = round(max(own_seconds(r, stretch[p])
                                            for r in runs), 2)
+    timeout = prog_timeout(rundir)
     for p, pair, packets in lines_out:
         # A student's -t in this pairing: a wait code it printed is
         # believed when its run lasted that long (starved.waited_out).
-        wait_s = prog_wait(rundir, stretch_of(os.path.join(resdir, p)))
+        wait_s = prog_wait(timeout, stretch[p])
         if p in cpu:
             # For the rounds' cost (rounds.py, run_seconds): a
             # stretched limit ended it.

@@ -47,6 +47,10 @@ def cmd_unpack(sub, dest):
     One line on stderr and status 1 when it is refused or has no main.c;
     the main.c files skipped (links, devices) are noted on stderr too."""
     label = safe(os.path.basename(sub.rstrip("/")) or sub)
+    # A backstop under the caps of read_submission: whatever a library
+    # does with a hostile archive, this process stays small (unpack's,
+    # or unpack-many's child: its own process either way).
+    resource.setrlimit(resource.RLIMIT_AS, (MEMORY_MAX, MEMORY_MAX))
     signal.signal(signal.SIGALRM, on_alarm)
     signal.alarm(SECONDS_MAX)
     try:
@@ -113,8 +117,6 @@ def unpack_child(sub, dest):
         try:
             os.dup2(log, 2)
             sys.stderr = os.fdopen(2, "w", closefd=False)
-            resource.setrlimit(resource.RLIMIT_AS, (MEMORY_MAX,
-                                                    MEMORY_MAX))
             rc = cmd_unpack(sub, dest)
         finally:
             sys.stderr.flush()

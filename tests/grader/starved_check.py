@@ -166,14 +166,16 @@ class WaitCodes(checklib.Case):
     def test_prog_wait_from_the_run_config(self):
         with tempfile.TemporaryDirectory() as d:
             dflt = starved.SETTINGS["PROG_TIMEOUT_DEFAULT"]
-            self.assertEqual(starved.prog_wait(d, 1.0), dflt)
+            self.assertEqual(starved.prog_wait(starved.prog_timeout(d),
+                                               1.0), dflt)
             with open(os.path.join(d, "config"), "w") as f:
                 f.write("REF=/x\nPROG_TIMEOUT=7\nRUN_TIMEOUT=12\n")
+            t = starved.prog_timeout(d)
             # guest-driver's stretch(): (7 * 14 + 9) / 10 = 10 s.
-            self.assertEqual(starved.prog_wait(d, 1.4), 10)
-            self.assertEqual(starved.prog_wait(d, 0.5), 7)
+            self.assertEqual(starved.prog_wait(t, 1.4), 10)
+            self.assertEqual(starved.prog_wait(t, 0.5), 7)
             top = starved.SETTINGS["SLOW_MAX"]
-            self.assertEqual(starved.prog_wait(d, top + 3), 7 * top)
+            self.assertEqual(starved.prog_wait(t, top + 3), 7 * top)
 
 
 if __name__ == "__main__":
