@@ -16,7 +16,8 @@ long for a CPU and, in the whole window, ran for less than a correct
 pairing needs: then a failure that a wait or a silence ended says nothing
 of the program, and it is an environment error (retried).  A guest that
 ran that long had the CPU to make progress, however long it waited: its
-program's failure is its own.
+program's failure is its own.  So is one that follows a failure on a
+fact no host's speed changes (student.first_failure_fixed).
 """
 import os
 import re

@@ -36,6 +36,18 @@ def pair_failed(p, checks, lossy):
                if pp == p)
 
 
+def first_failure_fixed(p, checks):
+    """The first of the student's steps that failed in pairing p, in the
+    steps' order, failed on a fact (judges.common.Check.fixed): the
+    waits and the retries that follow it in the pairing are its
+    consequences at any host's speed, never the machine's."""
+    for s in STEP_NAMES:
+        failed = [c for pp, _, c in checks[s] if pp == p and not c.ok]
+        if failed:
+            return any(c.fixed for c in failed)
+    return False
+
+
 def cut_round(result, cut, standins):
     """A round the guest cut short after a pairing in which the first
     step of the student's own code failed (cut: [pairing, step]): no
@@ -149,14 +161,18 @@ def cmd_analyze(resdir, rundir, dest):
         g = starved_guest(cpu[p]) if p in cpu else None
         if not pair_failed(p, checks, lossy):
             continue
-        if g and timing_shaped(pair, wait_s):
+        # (A QP pointed at the wrong peer, say, gets no answer however
+        # fast the host: seen as an environment error under six busy
+        # loops, dgid_own.)
+        fact = first_failure_fixed(p, checks)
+        if g and not fact and timing_shaped(pair, wait_s):
             env.append(starved_text(p, cpu[p], g))
         # A retry count that ran out although the peer had answered, or
         # while a guest waited for a CPU as long as the QP's whole timer
         # budget (late.py); not on a lossy wire, whose drops are the
         # exercise.
         late = retries_ran_out(p, pair, packets, facts, cpu.get(p)) \
-            if PAIR_WIRE[p] == "none" else None
+            if PAIR_WIRE[p] == "none" and not fact else None
         if late:
             env.append(late)
         elif PAIR_WIRE[p] == "none":

@@ -82,6 +82,19 @@ j_seeds() {
 }
 section seeds j_seeds
 
+# starved: the recording judged again as if the host had starved a guest
+# in every pairing (tests/grader/starved_recorded.py): a wait is the
+# machine's there, a failure on the kernel's facts the program's.
+j_starved() {
+	local rc
+	judged
+	python3 tests/grader/starved_recorded.py "$out/recorded" \
+		>"$t_tmp/starved.out" 2>&1
+	rc=$?
+	tally starved "$t_tmp/starved.out" "$rc"
+}
+section starved j_starved
+
 # course: the course layer over these grades (tests/grader/course_check.py):
 # the LMS's layouts in and out, regrades by content, class statistics,
 # the HTML report in headless Chromium, similarity.  Its grade-all runs

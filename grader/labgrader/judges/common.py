@@ -23,14 +23,20 @@ class Check:
     """Outcome of one step for one student side in one pairing.
     not_reached: the step the program stopped in before this one, while
     that is all this check saw (points.py does not blame such a step for
-    what an earlier one did)."""
+    what an earlier one did).  fixed: a failure that rests on a fact no
+    host's speed changes (bad(..., fixed=True)): the kernel's record of
+    the program's own objects, or the values the reference received from
+    it; never a wait, a completion or the wire.  On a starved host such a
+    failure stays the program's (student.py, starved.py)."""
 
     def __init__(self):
         self.ok, self.exp, self.seen, self.hint = True, [], [], None
         self.not_reached = None
+        self.fixed = False
 
-    def bad(self, expected, seen, hint):
+    def bad(self, expected, seen, hint, fixed=False):
         self.ok = False
+        self.fixed = self.fixed or fixed
         if expected:
             self.exp.append(expected)
         if seen:

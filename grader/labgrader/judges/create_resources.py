@@ -12,7 +12,7 @@ from .registry import judge
 def judge_create_resources(ev, c):
     """The objects exist in the kernel, with the access later steps need:
     the kernel's record of each (grader/guest/kfacts.c), never the program's
-    calls (a call the kernel never saw made nothing)."""
+    calls (a call the kernel never saw made nothing): facts (fixed)."""
     S, side, qps, mrs = ev.S, ev.side, ev.qps, ev.mrs
     cqs = S.calls("k_cq", kmade)
     if S.ok("create_resources"):
@@ -24,19 +24,20 @@ def judge_create_resources(ev, c):
             missing.append("MR")
         if missing:
             c.bad("PD, channel, CQ, MR, RC QP created (in the kernel)",
-                  "not created: " + ", ".join(missing), hint("objects"))
+                  "not created: " + ", ".join(missing), hint("objects"),
+                  fixed=True)
         short = short_mrs(S, mrs)
         if short:
             c.bad("the MR at each buffer covering it (%d bytes at %s)" %
                   (short[0][2], short[0][0]), "the kernel's MR there: %d "
-                  "bytes" % short[0][1], hint("mr_len"))
+                  "bytes" % short[0][1], hint("mr_len"), fixed=True)
         if side == "server" and not any(
                 num(m.get("access"), 0) & ACCESS_REMOTE_WRITE
                 for m in mrs):
             c.bad("an MR with access LOCAL_WRITE|REMOTE_WRITE (0x3)",
                   "MR access: " + ", ".join(
                       m.get("access", "?") for m in mrs),
-                  hint("mr_remote"))
+                  hint("mr_remote"), fixed=True)
         # The kernel gives a CQ made on a completion channel that
         # channel's event queue as its context (ib_cq.cq_context).
         if cqs and off_channel(cqs):

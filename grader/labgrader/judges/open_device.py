@@ -30,7 +30,8 @@ def judge_open_device(ev, c):
             c.bad("GID index %s (RoCE v2, IPv4-mapped)" %
                   (good[0] if good else "?"),
                   "GID index %d = %s (%s)" % (idx, gid or "empty",
-                                               typ or "?"), hint("gid"))
+                                               typ or "?"), hint("gid"),
+                  fixed=True)
         elif S.val("open_device", "gid") not in (None, gid) and \
                 idx == num(S.val("open_device", "gid_idx"), -1):
             c.bad("gid=%s (sysfs gids/%d)" % (gid, idx),
