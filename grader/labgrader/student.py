@@ -17,7 +17,8 @@ from .provenance import pairing_seconds, record
 from .starved import (own_seconds, pairing_cpu, prog_timeout, prog_wait,
                       starved_guest, starved_text, stretch_of,
                       stretched_end, timing_shaped)
-from .text import read
+from .text import num, read
+from .verbs import WC_REQUEST_ERRORS
 
 
 def pcap_summary(path, limit=12):
@@ -36,16 +37,22 @@ def pair_failed(p, checks, lossy):
                if pp == p)
 
 
-def first_failure_fixed(p, checks):
-    """The first of the student's steps that failed in pairing p, in the
-    steps' order, failed on a fact (judges.common.Check.fixed): the
-    waits and the retries that follow it in the pairing are its
-    consequences at any host's speed, never the machine's."""
+def failed_on_fact(p, pair, checks):
+    """Pairing p failed on a fact no host's speed changes: the first of
+    the student's steps that failed in it, in the steps' order, failed
+    on one (judges.common.Check.fixed), or a side's kernel completed a
+    request with a status that says what was wrong with it
+    (WC_REQUEST_ERRORS: the student's request, or the reference's
+    meeting the student's objects).  The waits and the retries that
+    follow are its consequences, never the machine's."""
     for s in STEP_NAMES:
         failed = [c for pp, _, c in checks[s] if pp == p and not c.ok]
         if failed:
-            return any(c.fixed for c in failed)
-    return False
+            if any(c.fixed for c in failed):
+                return True
+            break
+    return any(num(e.get("status")) in WC_REQUEST_ERRORS
+               for s in ("server", "client") for e in pair[s].calls("kwc"))
 
 
 def cut_round(result, cut, standins):
@@ -164,7 +171,7 @@ def cmd_analyze(resdir, rundir, dest):
         # (A QP pointed at the wrong peer, say, gets no answer however
         # fast the host: seen as an environment error under six busy
         # loops, dgid_own.)
-        fact = first_failure_fixed(p, checks)
+        fact = failed_on_fact(p, pair, checks)
         if g and not fact and timing_shaped(pair, wait_s):
             env.append(starved_text(p, cpu[p], g))
         # A retry count that ran out although the peer had answered, or

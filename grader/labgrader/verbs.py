@@ -22,6 +22,11 @@ WC_RECV_RDMA_WITH_IMM = 129
 WC_SEND = 0
 WC_RECV = 128  # a receive queue's completions have an opcode from here on
 WC_RETRY_EXC_ERR = 12  # a completion's status: the transport retries ran out
+# The statuses that say what was wrong with a request or the objects it
+# named, which no wait makes: LOC_LEN, LOC_QP_OP, LOC_PROT, LOC_ACCESS,
+# REM_INV_REQ, REM_ACCESS.  Not a flush (5), which follows any error,
+# nor the retry counters' (12, 13), which time can run out.
+WC_REQUEST_ERRORS = {1, 2, 4, 8, 9, 10}
 # The completion opcode of each send request (IBV_WR_* -> IBV_WC_*).
 WR_COMPLETION = {WR_WRITE: WC_RDMA_WRITE, WR_WRITE_IMM: WC_RDMA_WRITE,
                  WR_SEND: WC_SEND, WR_SEND_IMM: WC_SEND,

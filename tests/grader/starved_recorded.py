@@ -59,13 +59,15 @@ def starve(run, name):
                                           c[0] * 1e9, c[1] * 1e9))
 
 
-def analyze(name):
-    """NAME's recorded run judged again, starved: its result.json."""
+def analyze(name, starved=True):
+    """NAME's recorded run judged again, starved (or as recorded): its
+    result.json."""
     d = tempfile.mkdtemp()
     try:
         run = os.path.join(d, "run")
         shutil.copytree(os.path.join(RECORDED, name), run)
-        starve(run, name)
+        if starved:
+            starve(run, name)
         dest = os.path.join(d, "dest")
         os.makedirs(dest)
         subprocess.run([sys.executable, os.path.join(TOP, "grader",
@@ -113,6 +115,33 @@ class Starved(checklib.Case):
 
     def test_starved_a_path_mtu_above_the_link_is_the_programs(self):
         self.own("mtu_own", "connect")
+
+    def test_starved_a_request_the_peer_refused_is_the_programs(self):
+        # Its WRITE names its own rkey: the kernel completes it with
+        # status 10 (remote access error), which no wait makes.
+        self.own("wrong_rkey", "write")
+
+    def test_starved_an_immediate_on_the_wire_is_the_programs(self):
+        self.own("imm_no_htonl", "send_imm")
+
+    def test_starved_verdicts_are_the_quiet_ones_or_none(self):
+        # Every recorded seed: starved, an environment error (no grade)
+        # or the very verdicts and hints of its quiet judging.
+        names = sorted(n for n in os.listdir(RECORDED) if os.path.isdir(
+            os.path.join(RECORDED, n, "res", n)))
+        self.assertGreater(len(names), 50, names)
+        moved = []
+        for n in names:
+            b = analyze(n)
+            if b["env_error"]:
+                continue
+            a = analyze(n, starved=False)
+            if {k: (v["passed"], v["hint"]) for k, v in
+                a["steps"].items()} != {k: (v["passed"], v["hint"])
+                                        for k, v in b["steps"].items()}:
+                moved.append(n)
+        self.assertEqual(moved, [], "verdicts moved when starved: %s" %
+                         " ".join(moved))
 
     def test_starved_the_reference_passes(self):
         r = analyze("reference")

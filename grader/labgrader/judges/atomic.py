@@ -211,7 +211,8 @@ def client(ev, c):
         if misaligned:
             c.hint = hint("atomic_align")
         elif why:
-            c.bad("max_rd_atomic >= 1 (atomics in flight)", why, None)
+            c.bad("max_rd_atomic >= 1 (atomics in flight)", why, None,
+                  fixed=True)
             c.hint = hint("rd_credits")
         elif S.failed("atomic", "WC_LOC_PROT_ERR"):
             c.hint = local_protection_hint(

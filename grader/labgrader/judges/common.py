@@ -26,7 +26,8 @@ class Check:
     what an earlier one did).  fixed: a failure that rests on a fact no
     host's speed changes (bad(..., fixed=True)): the kernel's record of
     the program's own objects, or the values the reference received from
-    it; never a wait, a completion or the wire.  On a starved host such a
+    it, or what its requests carried on the wire (an immediate, a RETH);
+    never a wait or a missing answer.  On a starved host such a
     failure stays the program's (student.py, starved.py)."""
 
     def __init__(self):

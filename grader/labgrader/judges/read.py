@@ -85,7 +85,8 @@ def client(ev, c):
     if not S.ok("read") and S.reached("read"):
         why = ev.no_credits()
         if why:
-            c.bad("max_rd_atomic >= 1 (READs in flight)", why, None)
+            c.bad("max_rd_atomic >= 1 (READs in flight)", why, None,
+                  fixed=True)
             c.hint = hint("rd_credits")
         elif S.failed("read", "WC_LOC_PROT_ERR"):
             c.hint = local_protection_hint(ev, (WR_RDMA_READ,))

@@ -46,7 +46,7 @@ def client(ev, c):
               "immediate 0x%08x on the wire (frame %d)" %
               (imms[0]["imm"], imms[0]["frame"]),
               order_hint("send", imms[0]["imm"], imm) or
-              hint("send_data"))
+              hint("send_data"), fixed=True)
     elif S.ok("send_imm") and wire and \
             not ev.delivered("send_imm", ev.bmsg, imm):
         ev.no_wire(c, "a SEND with immediate of the %d-byte message" %

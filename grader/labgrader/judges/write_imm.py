@@ -80,12 +80,12 @@ def client(ev, c):
         elif m["imm"] != imm:
             c.bad(want, "immediate 0x%08x on the wire" % m["imm"],
                   order_hint("send", m["imm"], imm) or
-                  hint("wimm_opcode"))
+                  hint("wimm_opcode"), fixed=True)
         elif not m["reth"] or not mr_of(ev.srv_mrs, m["reth"][0],
                                         m["reth"][1]):
             c.bad(want, "RETH va=0x%x rkey=0x%x: not the server's MR" %
                   m["reth"][:2] if m["reth"] else "no RETH",
-                  hint("rkey"))
+                  hint("rkey"), fixed=True)
         else:
             ev.no_wire(c, "a WRITE with immediate of the %d-byte "
                        "message" % len(msg), "write_imm")
