@@ -40,11 +40,13 @@ def pair_failed(p, checks, lossy):
 def failed_on_fact(p, pair, checks):
     """Pairing p failed on a fact no host's speed changes: the first of
     the student's steps that failed in it, in the steps' order, failed
-    on one (judges.common.Check.fixed), or a side's kernel completed a
-    request with a status that says what was wrong with it
-    (WC_REQUEST_ERRORS: the student's request, or the reference's
-    meeting the student's objects).  The waits and the retries that
-    follow are its consequences, never the machine's."""
+    on one (judges.common.Check.fixed), or a student side's kernel
+    completed its request with a status that says what was wrong with it
+    (WC_REQUEST_ERRORS).  The waits and the retries that follow are its
+    consequences, never the machine's.  Not the reference's completions:
+    a student program that a starved wait ended may free its MR before
+    its QP, and a request of the reference's in flight then meets a
+    remote access error that says nothing of the step that waited."""
     for s in STEP_NAMES:
         failed = [c for pp, _, c in checks[s] if pp == p and not c.ok]
         if failed:
@@ -52,7 +54,8 @@ def failed_on_fact(p, pair, checks):
                 return True
             break
     return any(num(e.get("status")) in WC_REQUEST_ERRORS
-               for s in ("server", "client") for e in pair[s].calls("kwc"))
+               for s in ("server", "client") if pair[s].who == "student"
+               for e in pair[s].calls("kwc"))
 
 
 def cut_round(result, cut, standins):
