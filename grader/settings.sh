@@ -90,10 +90,11 @@ REF_WAIT_SLACK_S=2
 PEER_GRACE_POLLS=4
 # The reference client waits this long before its WRITE, its WRITE with
 # immediate and its atomics, so that a student server reading its buffer
-# without waiting for the client's notice is caught every time
-# (lab_ref_delay, lab/lab.h).  Such a server reads within milliseconds of
-# its step's start on a quiet host; a guest starved of CPU takes longer,
-# so the wait is stretched like the others (guest-driver's stretch).  A
+# without waiting for the client's notice is caught (lab_ref_delay,
+# lab/lab.h): likely, not certain (docs/grading.md: "a read of memory is
+# no event").  Such a server reads within milliseconds of its step's
+# start on a quiet host; a guest starved of CPU takes longer, so the
+# wait is stretched like the others (guest-driver's stretch).  A
 # fixed 350 ms each (1.05 s of a correct submission's 2.6 s) before the
 # stretch existed.
 REF_DELAY_MS=100

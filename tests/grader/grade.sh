@@ -31,10 +31,11 @@ make -s all lab >/dev/null 2>&1 || fail "make all"
 # tree's sources (a lab mistake's evidence is the same on every run:
 # grading each in the guests again cost 150 s here).  JUDGES_RECORD=1
 # grades every seed here, to record them.
-# The races: mistakes whose naive verdict hangs on timing, each made
-# certain by the grader (the order of events in the kernel's trace; the
-# reference client's wait before its WRITEs and atomics; the send queue
-# counted by the verbs' rules), and graded 3 times below.
+# The races: mistakes whose naive verdict hangs on timing, made certain
+# by the grader where an event shows them (the order of events in the
+# kernel's trace; the send queue counted by the verbs' rules), likely
+# where only a read of memory does (the reference client's wait before
+# its WRITEs and atomics: docs/grading.md), and graded 3 times below.
 races="late_recv one_recv notice_early early_read imm_no_wait"
 races="$races atomic_read_early sq_unsignaled"
 live=$races
