@@ -221,7 +221,7 @@ interrupt KILL "kill -9 of vm/run" 137
 # script(1) gives the runner the terminal it insists on; tmux send-keys
 # types into each guest's console and capture-pane reads it back.
 shell_test() {
-	local session=rdma-lab-test-$$ pane
+	local session=rdma-lab-test-$$ pane piped
 	LAB_TMUX_SESSION=$session script -q -c "vm/run --shell" /dev/null \
 		>/dev/null 2>&1 &
 	local pid=$!
@@ -234,7 +234,15 @@ shell_test() {
 		sleep 0.2
 	done
 	for pane in 0 1; do
+		# Each console also to a file, which outlives its pane: a
+		# guest whose set-up failed powers off, and its pane closes
+		# with the reason (seen once under make test's load).
+		piped=''
 		for _ in $(seq 1500); do
+			if [ -z "$piped" ] && tmux pipe-pane -t "$session:0.$pane" \
+				"cat >>'$t_tmp/console$pane'" 2>/dev/null; then
+				piped=1
+			fi
 			tmux capture-pane -p -t "$session:0.$pane" 2>/dev/null |
 				grep -q 'root@' && break
 			sleep 0.2
@@ -263,7 +271,9 @@ shell_test() {
 if flock "$t_lock" bash -c "$(declare -f shell_test); t_tmp=$t_tmp shell_test"; then
 	ok "vm/run --shell: a console in each guest, rxe0 there, clean exit"
 else
-	cat "$t_tmp"/pane* >"$t_tmp/panes" 2>/dev/null
+	# The panes as they were last seen, then the consoles whole (their
+	# last lines: why a guest left).
+	cat "$t_tmp"/pane* "$t_tmp"/console* >"$t_tmp/panes" 2>/dev/null
 	fail "vm/run --shell" "$t_tmp/panes"
 	tmux kill-server 2>/dev/null
 fi
