@@ -79,6 +79,12 @@ def analyze(name, starved=True):
         shutil.rmtree(d)
 
 
+def verdicts(result):
+    """Each step's (passed, hint) of a result.json."""
+    return {k: (v["passed"], v["hint"]) for k, v in
+            result["steps"].items()}
+
+
 class Starved(checklib.Case):
     longMessage = False
 
@@ -134,10 +140,7 @@ class Starved(checklib.Case):
             b = analyze(n)
             if b["env_error"]:
                 continue
-            a = analyze(n, starved=False)
-            if {k: (v["passed"], v["hint"]) for k, v in
-                a["steps"].items()} != {k: (v["passed"], v["hint"])
-                                        for k, v in b["steps"].items()}:
+            if verdicts(analyze(n, starved=False)) != verdicts(b):
                 moved.append(n)
         self.assertEqual(moved, [], "verdicts moved when starved: %s" %
                          " ".join(moved))
